@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The decoded form of one event, as the recorder takes it in and as the
+ * snapshot reader gives it back, plus the tables that name what events
+ * mention (threads, processes, probes). Userspace only.
+ */
+#ifndef FREC_EVENT_H
+#define FREC_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "record.h"
+
+/*
+ * One event. Which union member is valid depends on type. Strings point into
+ * memory owned by whoever produced the event (the ring record being pushed,
+ * or the reader's current generation) and stay valid only until the next
+ * event or generation is requested.
+ */
+struct frec_event {
+	__u64 ts;		/* CLOCK_BOOTTIME ns */
+	__u32 type;		/* enum frec_type */
+	__u32 cpu;
+	__u32 tid;		/* the current thread when the event fired */
+	__u32 tgid;
+	union {
+		struct {
+			__u32 prev_pid;
+			__u32 next_pid;
+			__s32 prev_prio;
+			__s32 next_prio;
+			__u64 prev_state;
+		} sw;		/* FREC_EV_SCHED_SWITCH */
+		struct {
+			__u32 pid;
+			__s32 prio;
+			__u32 target_cpu;
+			__u32 waker;	/* tid of the waker (== tid above) */
+		} wake;		/* FREC_EV_SCHED_WAKING, _WAKEUP, _WAKEUP_NEW */
+		struct {
+			__u32 parent_pid;
+			__u32 child_pid;
+		} fork;		/* FREC_EV_PROCESS_FORK */
+		struct {
+			__u32 pid;
+			__u32 old_pid;
+			const char *filename;
+			const char *comm;	/* the comm after exec */
+		} exec;		/* FREC_EV_PROCESS_EXEC */
+		struct {
+			__u32 pid;
+			__u32 tgid;
+		} exit;		/* FREC_EV_PROCESS_EXIT */
+		struct {
+			__u32 pid;
+			const char *newcomm;
+		} rename;	/* FREC_EV_TASK_RENAME */
+		struct {
+			__u32 pid;
+			__s32 prio;
+			__u32 orig_cpu;
+			__u32 dest_cpu;
+		} migrate;	/* FREC_EV_MIGRATE_TASK */
+		struct {
+			__u32 probe_id;
+			__u32 nargs;
+			__u64 args[FREC_MAX_PROBE_ARGS];
+			__s64 ret;	/* FREC_EV_URETPROBE */
+		} probe;	/* FREC_EV_UPROBE, _URETPROBE, _USDT; thread is tid/tgid */
+		struct {
+			__u64 count;
+		} lost;		/* FREC_EV_LOST, on cpu */
+	};
+};
+
+/* A thread as a generation names it. comm is the name at its first mention
+ * in the generation; the reader updates it as exec/rename events pass. */
+struct frec_thread {
+	__u32 tid;
+	__u32 tgid;
+	char comm[FREC_COMM_LEN];
+};
+
+struct frec_process {
+	__u32 tgid;
+	const char *cmdline;	/* arguments joined by spaces; "" when unknown */
+};
+
+enum frec_probe_kind {
+	FREC_PROBE_UPROBE = 1,
+	FREC_PROBE_URETPROBE = 2,
+	FREC_PROBE_USDT = 3,
+};
+
+struct frec_probe_info {
+	__u32 id;		/* the BPF cookie; events carry it in probe.probe_id */
+	__u32 kind;		/* enum frec_probe_kind */
+	const char *name;	/* the spec as the user wrote it, e.g. "uprobe:/bin/x:f" */
+	const char *path;	/* resolved absolute path of the binary or library */
+	const char *func;	/* function, or "provider:name" for USDT */
+	const char *build_id;	/* hex, "" when the file has none */
+	__u64 offset;		/* offset within func (uprobe), else 0 */
+	__u32 nargs;		/* integer arguments recorded at entry */
+};
+
+/* Names of types as the kernel's tracepoints and frec dump use them:
+ * "sched_switch", ..., "uprobe", "uretprobe", "usdt", "lost"; NULL if unknown. */
+const char *frec_type__name(unsigned int type);
+
+/* Decode one ring buffer record (struct frec_rec_*) into ev. Strings in ev
+ * point into data. Returns 0, or -EINVAL when len is short for the type or the
+ * type is unknown. */
+int frec_record__decode(const void *data, size_t len, struct frec_event *ev);
+
+#endif /* FREC_EVENT_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Records written by the BPF programs into the ring buffer and read by
+ * frecd. This header is shared by bpf/ and src/: fixed-width types only, no
+ * libc. Every record starts with struct frec_rec_hdr, whose type says which
+ * struct follows. The ring record is the wide, easy-to-write form; the core
+ * re-encodes it compactly (see docs/FORMAT.md), so its size matters only for
+ * ring buffer bandwidth.
+ */
+#ifndef FREC_RECORD_H
+#define FREC_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define FREC_COMM_LEN		16
+#define FREC_FILENAME_LEN	256
+#define FREC_MAX_PROBE_ARGS	6
+/* Probe ids are BPF cookies; 0 is never a valid id. */
+#define FREC_MAX_PROBES		256
+
+/* The kinds of event. The values are part of the file format: never reuse one. */
+enum frec_type {
+	FREC_EV_NONE		 = 0,
+	FREC_EV_SCHED_SWITCH	 = 1,
+	FREC_EV_SCHED_WAKING	 = 2,
+	FREC_EV_SCHED_WAKEUP	 = 3,
+	FREC_EV_SCHED_WAKEUP_NEW = 4,
+	FREC_EV_PROCESS_FORK	 = 5,
+	FREC_EV_PROCESS_EXEC	 = 6,
+	FREC_EV_PROCESS_EXIT	 = 7,
+	FREC_EV_TASK_RENAME	 = 8,
+	FREC_EV_MIGRATE_TASK	 = 9,
+	FREC_EV_UPROBE		 = 10,	/* function entry, with arguments */
+	FREC_EV_URETPROBE	 = 11,	/* function return, with return value */
+	FREC_EV_USDT		 = 12,	/* USDT probe, with its arguments */
+	FREC_EV_LOST		 = 13,	/* records the ring buffer could not take */
+	FREC_EV__MAX
+};
+
+/* Common header. tid/tgid are those of the current task when the event fired. */
+struct frec_rec_hdr {
+	__u64 ts;		/* CLOCK_BOOTTIME ns, bpf_ktime_get_boot_ns() */
+	__u32 tid;
+	__u32 tgid;
+	__u16 type;		/* enum frec_type */
+	__u16 cpu;
+	__u32 size;		/* bytes of the whole record, header included */
+};
+
+struct frec_rec_switch {
+	struct frec_rec_hdr h;
+	__u32 prev_pid;
+	__u32 prev_tgid;
+	__u32 next_pid;
+	__u32 next_tgid;
+	__s32 prev_prio;
+	__s32 next_prio;
+	__u64 prev_state;	/* TASK_* bits, as the kernel's sched_switch reports them */
+	char prev_comm[FREC_COMM_LEN];
+	char next_comm[FREC_COMM_LEN];
+};
+
+/* sched_waking, sched_wakeup, sched_wakeup_new; the waker is h.tid/h.tgid. */
+struct frec_rec_wake {
+	struct frec_rec_hdr h;
+	__u32 pid;
+	__u32 tgid;
+	__s32 prio;
+	__s32 target_cpu;
+	char comm[FREC_COMM_LEN];
+};
+
+struct frec_rec_fork {
+	struct frec_rec_hdr h;
+	__u32 parent_pid;
+	__u32 parent_tgid;
+	__u32 child_pid;
+	__u32 child_tgid;	/* == parent_tgid for a new thread */
+	char parent_comm[FREC_COMM_LEN];
+	char child_comm[FREC_COMM_LEN];
+};
+
+struct frec_rec_exec {
+	struct frec_rec_hdr h;
+	__u32 pid;
+	__u32 old_pid;
+	char comm[FREC_COMM_LEN];	/* the new comm, after exec */
+	char filename[FREC_FILENAME_LEN];	/* NUL-terminated, may be truncated */
+};
+
+struct frec_rec_exit {
+	struct frec_rec_hdr h;
+	__u32 pid;
+	__u32 tgid;
+	__s32 prio;
+	__u32 __pad;
+	char comm[FREC_COMM_LEN];
+};
+
+struct frec_rec_rename {
+	struct frec_rec_hdr h;
+	__u32 pid;
+	__u32 tgid;
+	char oldcomm[FREC_COMM_LEN];
+	char newcomm[FREC_COMM_LEN];
+};
+
+struct frec_rec_migrate {
+	struct frec_rec_hdr h;
+	__u32 pid;
+	__u32 tgid;
+	__s32 prio;
+	__u32 orig_cpu;
+	__u32 dest_cpu;
+	__u32 __pad;
+	char comm[FREC_COMM_LEN];
+};
+
+/* uprobe, uretprobe and USDT hits; the thread is h.tid/h.tgid. */
+struct frec_rec_probe {
+	struct frec_rec_hdr h;
+	__u32 probe_id;		/* BPF cookie, index into the probe table */
+	__u32 nargs;		/* valid entries of args[] */
+	__u64 args[FREC_MAX_PROBE_ARGS];
+	__s64 ret;		/* FREC_EV_URETPROBE only */
+};
+
+/* Counters the BPF side keeps per CPU, in a BPF_MAP_TYPE_PERCPU_ARRAY. */
+enum frec_counter {
+	FREC_CNT_DROPPED = 0,	/* bpf_ringbuf_reserve() failed */
+	FREC_CNT_FILTERED,	/* events skipped by the pid filter (not drops) */
+	FREC_CNT__MAX
+};
+
+#endif /* FREC_RECORD_H */

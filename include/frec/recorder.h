@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The recorder: the write side of the core library. It takes ring buffer
+ * records (or decoded events), encodes them compactly into the open
+ * generation, seals generations, keeps the flight-recorder window and writes
+ * snapshots. No libbpf, no kernel: frecd feeds it from the ring buffer, tests
+ * and the replay benchmark feed it synthetic records.
+ *
+ * Memory: every byte it holds for events comes from a pool of equal-size
+ * chunks preallocated by frec_recorder__new(); pushing an event never calls
+ * malloc. When the pool runs dry the oldest sealed generation is evicted
+ * early (counted in stats.early_evictions).
+ *
+ * Threads: everything but frec_snapshot__write() must be called from one
+ * thread. frec_snapshot__write() may run in another thread on a pinned window.
+ */
+#ifndef FREC_RECORDER_H
+#define FREC_RECORDER_H
+
+#include "event.h"
+#include "snapshot.h"
+
+struct frec_recorder_opts {
+	size_t sz;			/* sizeof(struct frec_recorder_opts) */
+	__u64 min_age_ns;		/* window: minimum age, default 10 s */
+	__u64 max_bytes;		/* window: maximum bytes, default 64 MiB */
+	__u64 period_ns;		/* seal the open generation this often, default 1 s */
+	__u64 gen_max_bytes;		/* seal early at this many encoded bytes, default max_bytes/8 */
+	__u32 chunk_bytes;		/* pool chunk size, default 64 KiB */
+	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
+	__u32 max_threads;		/* capacity of the task table, default 65536 */
+	__u32 max_processes;		/* capacity of the process table, default 16384 */
+};
+
+struct frec_recorder_stats {
+	__u64 events;			/* events accepted since start */
+	__u64 events_by_type[FREC_EV__MAX];
+	__u64 lost;			/* records the kernel could not reserve, summed */
+	__u64 generations_sealed;
+	__u64 generations_evicted;
+	__u64 early_evictions;		/* evicted before their time because the pool ran dry */
+	__u64 pool_misses;		/* times a chunk was wanted and none was free */
+	__u64 events_discarded;		/* could not be stored at all (pool dry, nothing to evict) */
+	__u32 chunks_total;
+	__u32 chunks_in_use;
+	__u32 window_generations;	/* sealed generations held */
+	__u64 window_bytes;		/* their bytes (compressed, as written to files) */
+	__u64 window_start_ts;		/* oldest event held, 0 when empty */
+	__u64 window_end_ts;		/* newest seal time */
+	__u64 open_bytes;		/* encoded bytes in the open generation */
+	__u64 open_events;
+	__u64 pool_bytes;		/* the pool's ceiling */
+};
+
+struct frec_recorder;
+struct frec_pin;
+
+/* NULL with errno set (EINVAL for bad options, ENOMEM). opts may be NULL for defaults. */
+struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *opts);
+void frec_recorder__free(struct frec_recorder *rec);
+
+/* One ring buffer record (struct frec_rec_*). Also keeps the task table current
+ * from the names and tgids the record carries. 0, or -EINVAL for a malformed
+ * record (counted, dropped), or -ENOSPC when it could not be stored. */
+int frec_recorder__push(struct frec_recorder *rec, const void *data, size_t len);
+/* A decoded event; thread names must be known through set_thread(). */
+int frec_recorder__push_event(struct frec_recorder *rec, const struct frec_event *ev);
+/* count records lost on cpu, noticed at ts; becomes a FREC_EV_LOST event. */
+int frec_recorder__add_lost(struct frec_recorder *rec, __u32 cpu, __u64 count, __u64 ts);
+
+/* The task table: frecd seeds it from /proc, events keep it current. */
+int frec_recorder__set_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid, const char *comm);
+int frec_recorder__set_cmdline(struct frec_recorder *rec, __u32 tgid, const char *cmdline);
+/* The probe table; copied. Each generation names the probes it mentions. */
+int frec_recorder__set_probes(struct frec_recorder *rec, const struct frec_probe_info *probes, size_t n);
+
+/* Seal the open generation if period_ns has passed since it opened (now is
+ * CLOCK_BOOTTIME ns), then evict by age and bytes. Returns 1 if it sealed. */
+int frec_recorder__tick(struct frec_recorder *rec, __u64 now);
+/* Seal the open generation now (if it holds anything) and evict. */
+int frec_recorder__seal(struct frec_recorder *rec, __u64 now);
+
+void frec_recorder__stats(const struct frec_recorder *rec, struct frec_recorder_stats *st);
+
+/*
+ * Snapshots. pin() takes a reference on every sealed generation in the window,
+ * so that eviction does not free them while a snapshot is written; unpin()
+ * gives them back (and frees what was evicted meanwhile). Seal first to
+ * include the latest events. Returns NULL with errno set.
+ */
+struct frec_pin *frec_recorder__pin(struct frec_recorder *rec);
+void frec_recorder__unpin(struct frec_recorder *rec, struct frec_pin *pin);
+__u64 frec_pin__events(const struct frec_pin *pin);
+__u64 frec_pin__lost(const struct frec_pin *pin);
+__u64 frec_pin__bytes(const struct frec_pin *pin);
+
+/*
+ * Write a pinned window as dirfd/name atomically: a temp file in the same
+ * directory (name ".<name>.tmp", O_EXCL|O_NOFOLLOW, mode 0600), fsync, rename
+ * over nothing (fails with -EEXIST if name exists), fsync the directory. On
+ * any error the temp file is removed. Safe to call from another thread.
+ * Returns 0 or -errno.
+ */
+int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *hdr,
+			 const struct frec_pin *pin);
+
+/* Fill the host fields of hdr (hostname, kernel release, boot id, ncpus,
+ * boottime offset, created time, frec version). */
+void frec_header__init(struct frec_header *hdr);
+
+#endif /* FREC_RECORDER_H */
