@@ -1,0 +1,57 @@
+#!/bin/sh
+# /init of the test VM (busybox sh as PID 1, root file system = initramfs).
+# Mounts what frecd and the tests need, runs tests/vm/smoke.sh and then the
+# integration suite once per attach pass, prints the one line the host looks
+# for ("frec-vm: result N") and powers off. Settings come from
+# /etc/frec-vm.conf, written by tests/vm/run-vm.sh.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
+# tracefs is also reachable under debugfs, but classic tp/ programs look here.
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpffs /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+hostname frec-vm
+ip link set lo up
+
+. /etc/frec-vm.conf
+export CI FREC_VM FREC_TEST_SCALE FREC_VM_KERNEL_RELEASE FREC_VM_RAW_TP_ARGS
+[ -n "$CI" ] || unset CI
+export OUTPUT=/frec/.output
+
+read -r up _ < /proc/uptime
+echo "frec-vm: kernel $(uname -r), up ${up}s, $(nproc) cpus, FREC_TEST_SCALE=$FREC_TEST_SCALE"
+
+# The suite runs in a child so that PID 1 stays free to reap orphans.
+(
+	rc=0
+	sh /frec/tests/vm/smoke.sh || rc=1
+	for pass in $FREC_VM_PASSES; do
+		case $pass in
+		raw_tp)
+			# frecd picks tp_btf when the kernel has it; force the fallback.
+			export FREC_ATTACH=raw_tp FREC_FRECD_EXTRA_ARGS="$FREC_VM_RAW_TP_ARGS" ;;
+		*)
+			unset FREC_ATTACH FREC_FRECD_EXTRA_ARGS ;;
+		esac
+		echo "frec-vm: integration suite, attach $pass"
+		# shellcheck disable=SC2086
+		sh /frec/tests/integration/run.sh $FREC_VM_TESTS || rc=1
+	done
+	exit $rc
+)
+rc=$?
+
+read -r up _ < /proc/uptime
+echo "frec-vm: done at ${up}s"
+echo "frec-vm: result $rc"
+sync
+poweroff -f

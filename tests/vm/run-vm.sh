@@ -1,0 +1,221 @@
+#!/bin/sh
+# Run the integration suite inside Debian's 6.1 LTS kernel under qemu.
+#
+#   sh tests/vm/run-vm.sh [TEST...]     (what `make test-vm` runs)
+#
+# 1. Kernel: `apt-get download` Debian's linux-image-6.1.0-N-amd64 (the
+#    newest ABI the apt lists know), unpack it with `dpkg-deb -x` (never
+#    installed on the host) and keep vmlinuz under $OUTPUT/vm/kernel/. No
+#    module is needed: BPF, BTF, uprobes, tracefs, debugfs, tmpfs, devtmpfs
+#    and the 8250 serial console are built into Debian's kernel.
+# 2. initramfs: busybox-static with its applet links, tests/integration,
+#    tests/vm/smoke.sh, frecd, frec, the test programs ($OUTPUT/tests minus
+#    the unit tests), the smoke BPF loader and every shared library they
+#    need (ldd, dynamic loader included), at the same paths under /frec as in
+#    the checkout; tests/vm/init.sh is /init.
+# 3. qemu-system-x86_64 boots it (TCG unless the CPU shows vmx/svm and
+#    /dev/kvm is usable), the guest runs smoke.sh and then the suite once per
+#    attach pass, streams the results over the serial console and powers off.
+#    Exit status: 0 only when the guest printed "frec-vm: result 0".
+#
+# What the tests see inside the guest (besides what run.sh exports):
+#   FREC_VM=1            they run in the test VM
+#   FREC_TEST_SCALE      multiply workload counts by this (0.1 under TCG, where
+#                        a uprobe hit costs ~80 us; 1 under KVM); round up and
+#                        keep exact-count assertions exact for the scaled count
+#   FREC_ATTACH=raw_tp   in the raw_tp pass only (unset in the tp_btf pass)
+#   FREC_FRECD_EXTRA_ARGS  in the raw_tp pass: the frecd options that force
+#                        raw_tp ($FREC_VM_RAW_TP_ARGS); start_frecd appends them
+#   CI                   as on the host
+# Tools inside are busybox's only (Debian's busybox has no pgrep, pkill,
+# nice, chrt).
+#
+# Host knobs: FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only),
+# FREC_VM_RAW_TP_ARGS ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 480),
+# FREC_VM_ACCEL (tcg|kvm, detected), FREC_VM_MEM (2G), FREC_VM_SMP (2),
+# FREC_VM_KERNEL_PKG (a linux-image package name, default: cached or newest
+# 6.1), FREC_TEST_SCALE.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+OUTPUT=$(cd "${OUTPUT:-$top/.output}" && pwd)
+VM=$OUTPUT/vm
+PASSES=${FREC_VM_PASSES-tp_btf raw_tp}
+[ "$PASSES" = none ] && PASSES=""
+RAW_TP_ARGS=${FREC_VM_RAW_TP_ARGS-"--attach raw_tp"}
+TIMEOUT=${FREC_VM_TIMEOUT:-480}
+TESTS="$*"
+
+die() { echo "test-vm: $*" >&2; exit 1; }
+now() { date +%s; }
+t_start=$(now)
+
+for tool in qemu-system-x86_64 busybox cpio gzip dpkg-deb apt-get ldd; do
+	command -v "$tool" > /dev/null ||
+		die "$tool not found: install qemu-system-x86 busybox-static cpio (make test-vm does)"
+done
+mkdir -p "$VM/kernel" "$VM/deb"
+
+# --- 1. kernel ---------------------------------------------------------------
+newest_61_pkg() {
+	apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' 2>/dev/null |
+		awk '{print $1}' | sort -V | tail -n 1
+}
+
+kpkg=${FREC_VM_KERNEL_PKG:-}
+if [ -z "$kpkg" ]; then
+	# A cached kernel wins, so that a second run downloads nothing.
+	kpkg=$(ls "$VM/kernel" | sort -V | tail -n 1)
+fi
+if [ -z "$kpkg" ]; then
+	kpkg=$(newest_61_pkg)
+	if [ -z "$kpkg" ]; then
+		[ "$(id -u)" -eq 0 ] || die "apt knows no linux-image-6.1.0-*-amd64: run 'apt-get update' as root"
+		apt-get update -qq
+		kpkg=$(newest_61_pkg)
+		[ -n "$kpkg" ] || die "no linux-image-6.1.0-*-amd64 in the apt sources: add Debian 12 (bookworm) or set FREC_VM_KERNEL_PKG"
+	fi
+fi
+kdir=$VM/kernel/$kpkg
+if [ ! -s "$kdir/vmlinuz" ]; then
+	deb=$(ls "$VM/deb/${kpkg}_"*.deb 2>/dev/null | tail -n 1 || true)
+	if [ -z "$deb" ]; then
+		echo "test-vm: downloading $kpkg"
+		# Download as root without apt's sandbox user, which cannot write here.
+		( cd "$VM/deb" && apt-get -q -o APT::Sandbox::User=root download "$kpkg" ) ||
+			die "apt-get download $kpkg failed: run 'apt-get update' as root, or set FREC_VM_KERNEL_PKG"
+		deb=$(ls "$VM/deb/${kpkg}_"*.deb | tail -n 1)
+	fi
+	rm -rf "$VM/unpack"
+	dpkg-deb -x "$deb" "$VM/unpack"
+	mkdir -p "$kdir"
+	vmlinuz=$(ls "$VM/unpack/boot/"vmlinuz-* | head -n 1)
+	cp "$VM/unpack/boot/config-"* "$kdir/config"
+	echo "${vmlinuz##*/vmlinuz-}" > "$kdir/release"
+	cp "$vmlinuz" "$kdir/vmlinuz.tmp" && mv "$kdir/vmlinuz.tmp" "$kdir/vmlinuz"
+	rm -rf "$VM/unpack"
+fi
+krel=$(cat "$kdir/release")
+grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$kdir/config" || die "$kpkg has no BTF (CONFIG_DEBUG_INFO_BTF): pick another FREC_VM_KERNEL_PKG"
+
+# --- 2. initramfs --------------------------------------------------------------
+root=$VM/root
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/etc" "$root/root" "$root/proc" "$root/sys" "$root/dev" \
+	"$root/tmp" "$root/run" "$root/frec/tests/vm" "$root/frec/.output/tests" "$root/frec/.output/vm"
+
+bb=$(command -v busybox)
+ldd "$bb" > /dev/null 2>&1 && die "$bb is not static: install busybox-static"
+cp "$bb" "$root/bin/busybox"
+for applet in $("$bb" --list-full); do
+	[ "$applet" = bin/busybox ] && continue
+	mkdir -p "$root/${applet%/*}"
+	ln -sf /bin/busybox "$root/$applet"
+done
+
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+
+cp -R "$top/tests/integration" "$root/frec/tests/"
+cp "$here/smoke.sh" "$root/frec/tests/vm/"
+for f in frecd frec; do
+	[ -f "$OUTPUT/$f" ] && cp "$OUTPUT/$f" "$root/frec/.output/"
+done
+[ -f "$OUTPUT/vm/smoke-bpf" ] || die "no $OUTPUT/vm/smoke-bpf: run 'make vm-smoke-bpf' (make test-vm does)"
+cp "$OUTPUT/vm/smoke-bpf" "$root/frec/.output/vm/"
+if [ -d "$OUTPUT/tests" ]; then
+	for f in "$OUTPUT/tests/"*; do
+		[ -e "$f" ] || continue
+		name=${f##*/}
+		# Unit tests (ASan builds, run on the host only) stay out.
+		[ -f "$top/tests/unit/$name.c" ] && continue
+		cp -R "$f" "$root/frec/.output/tests/"
+	done
+fi
+
+is_elf() { [ "$(od -An -tx1 -N4 "$1" 2>/dev/null | tr -d ' ')" = 7f454c46 ]; }
+libs=$(
+	find "$root/frec" -type f | while read -r f; do
+		is_elf "$f" || continue
+		ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'
+	done | sort -u
+)
+for lib in $libs; do
+	mkdir -p "$root${lib%/*}"
+	cp -L "$lib" "$root$lib"
+done
+
+conf=$root/etc/frec-vm.conf
+accel=${FREC_VM_ACCEL:-}
+if [ -z "$accel" ]; then
+	accel=tcg
+	if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then accel=kvm; fi
+fi
+case $accel in
+tcg) scale=${FREC_TEST_SCALE:-0.1} ;;
+kvm) scale=${FREC_TEST_SCALE:-1} ;;
+*) die "FREC_VM_ACCEL=$accel: use tcg or kvm" ;;
+esac
+for v in "$PASSES" "$RAW_TP_ARGS" "$TESTS" "${CI:-}" "$scale"; do
+	case $v in *\'*) die "no single quotes in FREC_VM_* settings or test names: '$v'" ;; esac
+done
+{
+	echo "CI='${CI:-}'"
+	echo "FREC_VM=1"
+	echo "FREC_TEST_SCALE='$scale'"
+	echo "FREC_VM_KERNEL_RELEASE='$krel'"
+	echo "FREC_VM_PASSES='$PASSES'"
+	echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
+	echo "FREC_VM_TESTS='$TESTS'"
+} > "$conf"
+
+initrd=$VM/initramfs.cpio.gz
+( cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet ) | gzip -1 > "$initrd.tmp"
+mv "$initrd.tmp" "$initrd"
+t_built=$(now)
+echo "test-vm: $kpkg (kernel $krel), accel $accel, initramfs $(($(wc -c < "$initrd") / 1024)) KiB, passes: ${PASSES:-smoke only}"
+
+# --- 3. boot -------------------------------------------------------------------
+if [ "$accel" = kvm ]; then
+	accel_args="-accel kvm -cpu host"
+else
+	accel_args="-accel tcg -cpu max"
+fi
+log=$VM/console.log
+rcfile=$VM/qemu.rc
+rm -f "$rcfile"
+# The guest's console ends lines with CR LF; the host wants plain lines.
+# shellcheck disable=SC2086
+{
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $accel_args \
+		-m "${FREC_VM_MEM:-2G}" -smp "${FREC_VM_SMP:-2}" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-serial stdio -kernel "$kdir/vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet" < /dev/null
+	echo $? > "$rcfile"
+} | sed -u 's/\r$//' | tee "$log"
+qrc=$(cat "$rcfile" 2>/dev/null || echo 1)
+t_end=$(now)
+
+# Totals over smoke and every pass, as one closing line.
+awk '
+	match($0, /^(smoke|integration): [0-9]+ passed, [0-9]+ failed/) {
+		split(substr($0, RSTART, RLENGTH + 40), w, /[ ,]+/)
+		p += w[2]; f += w[4]
+		if ($0 ~ /skipped/) s += w[6]
+	}
+	END { printf "test-vm: %d passed, %d failed, %d skipped\n", p, f, s }
+' "$log"
+boot=$(sed -n 's/^frec-vm: kernel .* up \([0-9.]*\)s.*/\1/p' "$log" | head -n 1)
+echo "test-vm: kernel $krel, boot ${boot:-?}s, VM $((t_end - t_built))s, total $((t_end - t_start))s"
+
+result=$(sed -n 's/.*frec-vm: result \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	die "timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT); console log: $log"
+fi
+[ -n "$result" ] || die "the guest never reported a result (qemu exit $qrc); console log: $log"
+[ "$result" -eq 0 ] || die "failed in the guest (result $result); console log: $log"
+exit 0
