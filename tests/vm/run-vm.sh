@@ -33,7 +33,7 @@
 # Host knobs: FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only),
 # FREC_VM_RAW_TP_ARGS ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 480),
 # FREC_VM_ACCEL (tcg|kvm, detected), FREC_VM_MEM (2G), FREC_VM_SMP (2),
-# FREC_VM_KERNEL_PKG (a linux-image package name, default: cached or newest
+# FREC_VM_APPEND (more kernel command line), FREC_VM_KERNEL_PKG (a linux-image package name, default: cached or newest
 # 6.1), FREC_TEST_SCALE.
 set -eu
 
@@ -190,12 +190,13 @@ rm -f "$rcfile"
 # The guest's console ends lines with CR LF; the host wants plain lines.
 # shellcheck disable=SC2086
 {
+	rc=0
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $accel_args \
 		-m "${FREC_VM_MEM:-2G}" -smp "${FREC_VM_SMP:-2}" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial stdio -kernel "$kdir/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet" < /dev/null
-	echo $? > "$rcfile"
+		-append "console=ttyS0 panic=-1 quiet ${FREC_VM_APPEND:-}" < /dev/null || rc=$?
+	echo "$rc" > "$rcfile"
 } | sed -u 's/\r$//' | tee "$log"
 qrc=$(cat "$rcfile" 2>/dev/null || echo 1)
 t_end=$(now)
