@@ -22,8 +22,9 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 hostname frec-vm
 ip link set lo up
 
+# shellcheck source=/dev/null
 . /etc/frec-vm.conf
-export CI FREC_VM FREC_TEST_SCALE FREC_VM_KERNEL_RELEASE FREC_VM_RAW_TP_ARGS
+export CI FREC_VM FREC_TEST_SCALE FREC_VM_KERNEL_RELEASE FREC_VM_TP_BTF_ARGS FREC_VM_RAW_TP_ARGS
 [ -n "$CI" ] || unset CI
 export OUTPUT=/frec/.output
 
@@ -35,12 +36,12 @@ echo "frec-vm: kernel $(uname -r), up ${up}s, $(nproc) cpus, FREC_TEST_SCALE=$FR
 	rc=0
 	sh /frec/tests/vm/smoke.sh || rc=1
 	for pass in $FREC_VM_PASSES; do
+		# frecd would pick tp_btf on 6.1 by itself and fall back to raw_tp
+		# silently; each pass forces its path so that neither hides the other.
 		case $pass in
-		raw_tp)
-			# frecd picks tp_btf when the kernel has it; force the fallback.
-			export FREC_ATTACH=raw_tp FREC_FRECD_EXTRA_ARGS="$FREC_VM_RAW_TP_ARGS" ;;
-		*)
-			unset FREC_ATTACH FREC_FRECD_EXTRA_ARGS ;;
+		tp_btf) export FREC_ATTACH=tp_btf FREC_FRECD_EXTRA_ARGS="$FREC_VM_TP_BTF_ARGS" ;;
+		raw_tp) export FREC_ATTACH=raw_tp FREC_FRECD_EXTRA_ARGS="$FREC_VM_RAW_TP_ARGS" ;;
+		*) unset FREC_ATTACH FREC_FRECD_EXTRA_ARGS ;;
 		esac
 		echo "frec-vm: integration suite, attach $pass"
 		# shellcheck disable=SC2086

@@ -23,15 +23,17 @@
 #   FREC_TEST_SCALE      multiply workload counts by this (0.1 under TCG, where
 #                        a uprobe hit costs ~80 us; 1 under KVM); round up and
 #                        keep exact-count assertions exact for the scaled count
-#   FREC_ATTACH=raw_tp   in the raw_tp pass only (unset in the tp_btf pass)
-#   FREC_FRECD_EXTRA_ARGS  in the raw_tp pass: the frecd options that force
-#                        raw_tp ($FREC_VM_RAW_TP_ARGS); start_frecd appends them
+#   FREC_ATTACH          the pass: tp_btf or raw_tp
+#   FREC_FRECD_EXTRA_ARGS  the frecd options that force the pass's attach path
+#                        ($FREC_VM_TP_BTF_ARGS, $FREC_VM_RAW_TP_ARGS); lib.sh's
+#                        start_frecd appends them
 #   CI                   as on the host
 # Tools inside are busybox's only (Debian's busybox has no pgrep, pkill,
 # nice, chrt).
 #
 # Host knobs: FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only),
-# FREC_VM_RAW_TP_ARGS ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 480),
+# FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
+# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 480),
 # FREC_VM_ACCEL (tcg|kvm, detected), FREC_VM_MEM (2G), FREC_VM_SMP (2),
 # FREC_VM_APPEND (more kernel command line), FREC_VM_KERNEL_PKG (a linux-image package name, default: cached or newest
 # 6.1), FREC_TEST_SCALE.
@@ -43,6 +45,7 @@ OUTPUT=$(cd "${OUTPUT:-$top/.output}" && pwd)
 VM=$OUTPUT/vm
 PASSES=${FREC_VM_PASSES-tp_btf raw_tp}
 [ "$PASSES" = none ] && PASSES=""
+TP_BTF_ARGS=${FREC_VM_TP_BTF_ARGS-"--attach tp_btf"}
 RAW_TP_ARGS=${FREC_VM_RAW_TP_ARGS-"--attach raw_tp"}
 TIMEOUT=${FREC_VM_TIMEOUT:-480}
 TESTS="$*"
@@ -104,6 +107,8 @@ root=$VM/root
 rm -rf "$root"
 mkdir -p "$root/bin" "$root/etc" "$root/root" "$root/proc" "$root/sys" "$root/dev" \
 	"$root/tmp" "$root/run" "$root/frec/tests/vm" "$root/frec/.output/tests" "$root/frec/.output/vm"
+mkdir -p "$root/var/lib" "$root/var/log" "$root/var/tmp"
+ln -s /run "$root/var/run"
 
 bb=$(command -v busybox)
 ldd "$bb" > /dev/null 2>&1 && die "$bb is not static: install busybox-static"
@@ -159,7 +164,7 @@ tcg) scale=${FREC_TEST_SCALE:-0.1} ;;
 kvm) scale=${FREC_TEST_SCALE:-1} ;;
 *) die "FREC_VM_ACCEL=$accel: use tcg or kvm" ;;
 esac
-for v in "$PASSES" "$RAW_TP_ARGS" "$TESTS" "${CI:-}" "$scale"; do
+for v in "$PASSES" "$TP_BTF_ARGS" "$RAW_TP_ARGS" "$TESTS" "${CI:-}" "$scale"; do
 	case $v in *\'*) die "no single quotes in FREC_VM_* settings or test names: '$v'" ;; esac
 done
 {
@@ -168,6 +173,7 @@ done
 	echo "FREC_TEST_SCALE='$scale'"
 	echo "FREC_VM_KERNEL_RELEASE='$krel'"
 	echo "FREC_VM_PASSES='$PASSES'"
+	echo "FREC_VM_TP_BTF_ARGS='$TP_BTF_ARGS'"
 	echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
 	echo "FREC_VM_TESTS='$TESTS'"
 } > "$conf"

@@ -1,10 +1,13 @@
 #!/bin/sh
 # The test VM's own checks, run by tests/vm/init.sh before the integration
 # suite: the guest runs the kernel the host meant to boot, it has BTF, BPF
-# loads and runs through both attach paths, and frecd (once built) accepts
-# its configuration. Prints TAP-like lines and "smoke: N passed, N failed".
-# Reads FREC_VM_KERNEL_RELEASE (expected `uname -r`), OUTPUT, FRECD.
+# loads and runs through both attach paths, and frecd (once built) attaches
+# through each path when told to. Prints TAP-like lines and
+# "smoke: N passed, N failed". Reads FREC_VM_KERNEL_RELEASE (expected
+# `uname -r`), FREC_VM_TP_BTF_ARGS, FREC_VM_RAW_TP_ARGS, OUTPUT, FRECD.
 set -u
+FREC_VM_TP_BTF_ARGS=${FREC_VM_TP_BTF_ARGS-"--attach tp_btf"}
+FREC_VM_RAW_TP_ARGS=${FREC_VM_RAW_TP_ARGS-"--attach raw_tp"}
 OUTPUT=${OUTPUT:-/frec/.output}
 FRECD=${FRECD:-$OUTPUT/frecd}
 pass=0 fail=0 n=0
@@ -37,12 +40,21 @@ check "kernel BTF at /sys/kernel/btf/vmlinux" have_btf
 check "bpffs mounted" have_bpffs
 check "CO-RE tp_btf/sched_switch + uprobe" "$OUTPUT/vm/smoke-bpf" tp_btf
 check "CO-RE raw_tp/sched_switch + uprobe" "$OUTPUT/vm/smoke-bpf" raw_tp
+# dry_run ATTACH ARGS...: frecd loads and attaches through ATTACH and no other.
+dry_run() {
+	want=$1; shift
+	case $want in tp_btf) other=raw_tp ;; *) other=tp_btf ;; esac
+	log=$("$FRECD" --dry-run "$@" 2>&1); rc=$?
+	echo "$log"
+	[ $rc -eq 0 ] || { echo "frecd --dry-run $* exited $rc"; return 1; }
+	echo "$log" | grep -q "$want/" || { echo "no $want/ program in its output"; return 1; }
+	! echo "$log" | grep -q "$other/" || { echo "it attached $other/ programs too"; return 1; }
+}
 if [ -x "$FRECD" ]; then
 	# shellcheck disable=SC2086
-	check "frecd --dry-run" "$FRECD" --dry-run
+	check "frecd --dry-run $FREC_VM_TP_BTF_ARGS" dry_run tp_btf $FREC_VM_TP_BTF_ARGS
 	# shellcheck disable=SC2086
-	[ -n "${FREC_VM_RAW_TP_ARGS:-}" ] &&
-		check "frecd --dry-run $FREC_VM_RAW_TP_ARGS" "$FRECD" --dry-run $FREC_VM_RAW_TP_ARGS
+	check "frecd --dry-run $FREC_VM_RAW_TP_ARGS" dry_run raw_tp $FREC_VM_RAW_TP_ARGS
 else
 	echo "# no $FRECD yet: frecd checks left out"
 fi
