@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What frec.bpf.c and frecd agree on besides the records themselves
+ * (include/frec/record.h): map sizes and the defaults of the knobs frecd sets
+ * in the object's read-only data before it loads it.
+ */
+#ifndef FREC_BPF_FREC_H
+#define FREC_BPF_FREC_H
+
+/* Capacity of the pid_filter hash map (-p PID, repeatable). */
+#define FREC_MAX_PID_FILTER	1024
+
+/*
+ * The programs submit with BPF_RB_NO_WAKEUP: waking the consumer for every
+ * record makes the consumer's own wakeups generate scheduler events that wake
+ * it again (DESIGN.md section 3). frecd drains on a timer instead, and the
+ * programs force one wakeup once this much data waits in the ring, so that a
+ * burst cannot fill it between two timer ticks. frecd lowers it to a quarter
+ * of the ring when the ring is small.
+ */
+#define FREC_WAKEUP_THRESHOLD	(256u * 1024)
+
+/* Program names all start with this, so that tests and operators can tell
+ * frec's programs apart in `bpftool prog show`. */
+#define FREC_PROG_PREFIX	"frec_"
+
+#endif /* FREC_BPF_FREC_H */
