@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <bpf/libbpf.h>
+#include <frec/recorder.h>
+#include "frecd/daemon.h"
+#include "frecd/drops.h"
+#include "frecd/log.h"
+#include "frecd/options.h"
+#include "frecd/outdir.h"
+#include "frecd/proc.h"
+#include "frecd/writer.h"
+
+/* Drops are logged at most this often (they are always in the snapshot). */
+#define DROP_LOG_INTERVAL_NS	(5ull * 1000000000)
+
+enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER };
+
+struct daemon {
+	const struct frecd_daemon_opts *opts;
+	struct frec_recorder *rec;
+	struct ring_buffer *rb;
+	struct frecd_drops *drops;
+	struct frecd_writer *writer;
+	int epfd, tfd, sfd;
+	bool stopping;
+	bool snapshot_pending;		/* SIGUSR1 while writing: one more after */
+	__u64 snapshot_start_ns;	/* CLOCK_MONOTONIC, of the one in progress */
+	__u64 snapshots, snapshot_failures;
+	__u64 malformed;		/* records the recorder refused */
+	__u64 drops_unlogged;		/* lost since the last drop message */
+	__u64 drops_logged_at;		/* CLOCK_BOOTTIME of that message */
+};
+
+static __u64 clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void frecd_daemon__signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+/* The ring buffer callback: one record, straight into the recorder. */
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct daemon *d = ctx;
+	const struct frec_rec_hdr *h = data;
+	int ret;
+
+	ret = frec_recorder__push(d->rec, data, len);
+	if (ret == -EINVAL)
+		d->malformed++;
+	/* The exec'd program's arguments, for the process table. Read now,
+	 * some milliseconds late: a process that exits that fast keeps the
+	 * command line it had before exec. */
+	if (len >= sizeof(*h) && h->type == FREC_EV_PROCESS_EXEC)
+		frecd_proc__read_cmdline(d->rec, h->tgid);
+	return 0;
+}
+
+static void log_drops(struct daemon *d, __u64 now, bool force)
+{
+	char ring[32];
+
+	if (!d->drops_unlogged)
+		return;
+	if (!force && now - d->drops_logged_at < DROP_LOG_INTERVAL_NS)
+		return;
+	log_warn("lost %llu events since %s (ring buffer full); they are counted in the snapshot; raise --ring-size (now %s) if this repeats",
+		 (unsigned long long)d->drops_unlogged,
+		 d->drops_logged_at ? "the last message" : "start",
+		 frecd_format_size(d->opts->ring_bytes, ring, sizeof(ring)));
+	d->drops_unlogged = 0;
+	d->drops_logged_at = now;
+}
+
+/* Everything the kernel has for us, then the drop counters. */
+static void drain(struct daemon *d)
+{
+	long long lost;
+	__u64 now;
+	int ret;
+
+	ret = ring_buffer__consume(d->rb);
+	if (ret < 0)
+		log_error("reading the ring buffer: %s", strerror(-ret));
+	now = clock_ns(CLOCK_BOOTTIME);
+	lost = frecd_drops__poll(d->drops, d->rec, now);
+	if (lost > 0)
+		d->drops_unlogged += lost;
+	log_drops(d, now, false);
+}
+
+static void snapshot_start(struct daemon *d)
+{
+	struct frecd_snapshot_job job;
+	int ret;
+
+	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
+	drain(d);
+	frec_recorder__seal(d->rec, clock_ns(CLOCK_BOOTTIME));
+
+	memset(&job, 0, sizeof(job));
+	job.dirfd = frecd_outdir__open(d->opts->output_dir);
+	if (job.dirfd < 0) {
+		d->snapshot_failures++;
+		log_error("snapshot failed: -o %s: %s; recording goes on", d->opts->output_dir,
+			  strerror(-job.dirfd));
+		return;
+	}
+	job.pin = frec_recorder__pin(d->rec);
+	if (!job.pin) {
+		ret = errno;
+		close(job.dirfd);
+		d->snapshot_failures++;
+		log_error("snapshot failed: cannot pin the window: %s; recording goes on",
+			  strerror(ret));
+		return;
+	}
+	job.realtime_ns = clock_ns(CLOCK_REALTIME);
+	frec_header__init(&job.hdr);
+	job.hdr.config = d->opts->config;
+	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "SIGUSR1");
+	ret = frecd_writer__submit(d->writer, &job);
+	if (ret) {	/* the caller checked; cannot happen */
+		frec_recorder__unpin(d->rec, job.pin);
+		close(job.dirfd);
+		log_error("snapshot failed: writer busy");
+	}
+}
+
+static void snapshot_request(struct daemon *d)
+{
+	if (d->stopping)
+		return;
+	if (frecd_writer__busy(d->writer)) {
+		/* Coalesced: any number of requests during a write give one
+		 * more snapshot, taken when this one is done. */
+		if (!d->snapshot_pending)
+			log_info("snapshot requested while one is being written: one more will follow");
+		d->snapshot_pending = true;
+		return;
+	}
+	snapshot_start(d);
+}
+
+static void snapshot_done(struct daemon *d)
+{
+	struct frecd_snapshot_result res;
+	double ms;
+
+	if (!frecd_writer__collect(d->writer, &res))
+		return;
+	ms = (clock_ns(CLOCK_MONOTONIC) - d->snapshot_start_ns) / 1e6;
+	if (res.err) {
+		d->snapshot_failures++;
+		log_error("snapshot %s/%s failed: %s; no file left behind, recording goes on",
+			  d->opts->output_dir, res.name, strerror(-res.err));
+	} else {
+		d->snapshots++;
+		log_info("snapshot %s/%s: %llu events, %llu lost, %llu bytes, %.1f ms",
+			 d->opts->output_dir, res.name,
+			 (unsigned long long)frec_pin__events(res.pin),
+			 (unsigned long long)frec_pin__lost(res.pin),
+			 (unsigned long long)frec_pin__bytes(res.pin), ms);
+	}
+	frec_recorder__unpin(d->rec, res.pin);
+	if (d->snapshot_pending && !d->stopping) {
+		d->snapshot_pending = false;
+		snapshot_start(d);
+	}
+}
+
+static void on_signals(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGUSR1:
+			snapshot_request(d);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			if (!d->stopping)
+				log_info("%s: stopping%s", strsignal(si.ssi_signo),
+					 frecd_writer__busy(d->writer) ?
+					 " after the snapshot in progress" : "");
+			d->stopping = true;
+			if (d->snapshot_pending)
+				log_info("the pending snapshot request is dropped");
+			d->snapshot_pending = false;
+			break;
+		case SIGHUP:
+			log_info("SIGHUP: reloading the configuration is not implemented yet; nothing changed");
+			break;
+		}
+	}
+}
+
+static int add_fd(struct daemon *d, int fd, __u32 events, __u64 tag)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = tag };
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int setup(struct daemon *d)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
+		.it_value = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
+	};
+	sigset_t set;
+	int ret;
+
+	d->rb = ring_buffer__new(d->opts->ring_fd, on_record, d, NULL);
+	if (!d->rb)
+		return -errno;
+	d->drops = frecd_drops__new(d->opts->counters_fd);
+	if (!d->drops)
+		return -errno;
+	d->writer = frecd_writer__new();
+	if (!d->writer)
+		return -errno;
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	frecd_daemon__signals(&set);
+	d->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0)
+		return -errno;
+	if (timerfd_settime(d->tfd, 0, &its, NULL))
+		return -errno;
+	/* The ring map itself, edge-triggered: level-triggered would report it
+	 * ready as long as any data waits, which with timer draining is almost
+	 * always, and turn the loop into a busy poll. */
+	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
+	    (ret = add_fd(d, d->opts->ring_fd, EPOLLIN | EPOLLET, TAG_RING)) ||
+	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
+	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)))
+		return ret;
+	return 0;
+}
+
+static void teardown(struct daemon *d)
+{
+	/* joins the writer thread after the job in progress, if any */
+	frecd_writer__free(d->writer);
+	ring_buffer__free(d->rb);
+	frecd_drops__free(d->drops);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->tfd >= 0)
+		close(d->tfd);
+	if (d->sfd >= 0)
+		close(d->sfd);
+}
+
+static void log_summary(struct daemon *d)
+{
+	struct frec_recorder_stats st;
+
+	frec_recorder__stats(d->rec, &st);
+	log_info("recorded %llu events, %llu lost, %llu filtered out; %llu snapshots written, %llu failed",
+		 (unsigned long long)st.events, (unsigned long long)frecd_drops__total(d->drops),
+		 (unsigned long long)frecd_drops__filtered(d->drops),
+		 (unsigned long long)d->snapshots, (unsigned long long)d->snapshot_failures);
+	if (d->malformed)
+		log_warn("%llu malformed records were refused", (unsigned long long)d->malformed);
+}
+
+int frecd_daemon__run(const struct frecd_daemon_opts *opts)
+{
+	struct daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1 };
+	struct epoll_event evs[8];
+	__u64 expirations;
+	int i, n, ret;
+
+	ret = setup(&d);
+	if (ret) {
+		log_error("cannot start the event loop: %s", strerror(-ret));
+		goto out;
+	}
+	while (!(d.stopping && !frecd_writer__busy(d.writer))) {
+		n = epoll_wait(d.epfd, evs, 8, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			log_error("epoll_wait: %s", strerror(-ret));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			switch (evs[i].data.u64) {
+			case TAG_TIMER:
+				if (read(d.tfd, &expirations, sizeof(expirations)) < 0) {
+					/* EAGAIN: raced with another read; drain anyway */
+				}
+				drain(&d);
+				frec_recorder__tick(d.rec, clock_ns(CLOCK_BOOTTIME));
+				break;
+			case TAG_RING:
+				drain(&d);
+				break;
+			case TAG_SIGNAL:
+				on_signals(&d);
+				break;
+			case TAG_WRITER:
+				snapshot_done(&d);
+				break;
+			}
+		}
+	}
+	if (!ret) {
+		drain(&d);
+		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
+		log_summary(&d);
+	}
+out:
+	teardown(&d);
+	return ret;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/capability.h>
+#include "frec.skel.h"
+#include "../../bpf/frec.h"
+#include "frecd/loader.h"
+#include "frecd/log.h"
+
+#define MAX_LINKS	32
+
+struct frecd_bpf {
+	struct frec_bpf *skel;
+	bool raw_tp;
+	size_t nlinks;
+	struct bpf_link *links[MAX_LINKS];
+	const struct bpf_program *progs[MAX_LINKS];
+};
+
+/* Effective capabilities, from /proc/self/status ("CapEff:\t000001ffffffffff"). */
+static __u64 effective_caps(void)
+{
+	char line[256];
+	__u64 caps = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7)) {
+			caps = strtoull(line + 7, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return caps;
+}
+
+static int privileges_error(char *err, size_t errlen)
+{
+	__u64 caps = effective_caps();
+	char missing[64] = "";
+
+	if (geteuid() != 0) {
+		snprintf(err, errlen,
+			 "frecd loads BPF programs and must run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN): try sudo frecd");
+		return -EPERM;
+	}
+	if (!(caps & (1ull << CAP_BPF)))
+		strcat(missing, " CAP_BPF");
+	if (!(caps & (1ull << CAP_PERFMON)))
+		strcat(missing, " CAP_PERFMON");
+	if (!(caps & (1ull << CAP_SYS_ADMIN)))
+		strcat(missing, " CAP_SYS_ADMIN");
+	snprintf(err, errlen,
+		 "frecd runs as root but lacks%s: the kernel refused to load BPF programs; give frecd CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (e.g. AmbientCapabilities= in its unit)",
+		 missing[0] ? missing : " a capability it needs");
+	return -EPERM;
+}
+
+int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
+{
+	__u64 caps = effective_caps();
+	bool bpf_caps = (caps & (1ull << CAP_BPF)) && (caps & (1ull << CAP_PERFMON));
+
+	/* Before 5.8 there is no CAP_BPF and CAP_SYS_ADMIN covers everything. */
+	if (!bpf_caps && !(caps & (1ull << CAP_SYS_ADMIN)))
+		return privileges_error(err, errlen);
+	if (opts->btf_path) {
+		if (access(opts->btf_path, R_OK)) {
+			snprintf(err, errlen, "--btf %s: %s; give the BTF of the running kernel (e.g. from btfhub)",
+				 opts->btf_path, strerror(errno));
+			return -ENOENT;
+		}
+		return 0;
+	}
+	if (access(FRECD_KERNEL_BTF, R_OK)) {
+		snprintf(err, errlen,
+			 "this kernel has no BTF (%s is missing): run a kernel built with CONFIG_DEBUG_INFO_BTF=y, or pass --btf FILE with its BTF",
+			 FRECD_KERNEL_BTF);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Does the sched_switch tracepoint pass prev_state as its 4th argument (5.18,
+ * "sched/tracing: Don't re-read p->state when emitting sched_switch event")?
+ * The tracepoint's prototype is in BTF as the typedef btf_trace_sched_switch:
+ * a pointer to a function of (void *, bool, prev, next[, prev_state]).
+ */
+static bool switch_has_state_arg(const char *btf_path)
+{
+	const struct btf_type *t;
+	struct btf *btf;
+	bool has = false;
+	int id;
+
+	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
+	if (!btf)
+		return false;	/* then read task_struct's state: right everywhere */
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		t = btf__type_by_id(btf, t->type);		/* the pointer */
+		if (t && btf_is_ptr(t))
+			t = btf__type_by_id(btf, t->type);	/* the prototype */
+		if (t && btf_is_func_proto(t))
+			has = btf_vlen(t) >= 5;
+	}
+	btf__free(btf);
+	return has;
+}
+
+static bool is_raw_tp(const struct bpf_program *prog)
+{
+	return !strncmp(bpf_program__section_name(prog), "raw_tp/", 7);
+}
+
+static const char *tracepoint_of(const struct bpf_program *prog)
+{
+	return strchr(bpf_program__section_name(prog), '/') + 1;
+}
+
+static void detach_all(struct frecd_bpf *b)
+{
+	while (b->nlinks)
+		bpf_link__destroy(b->links[--b->nlinks]);
+}
+
+static void destroy_skel(struct frecd_bpf *b)
+{
+	detach_all(b);
+	frec_bpf__destroy(b->skel);
+	b->skel = NULL;
+}
+
+/* One attempt with one set of programs: open, load, fill the filter, attach. */
+static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
+		     bool has_state, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
+	struct bpf_program *prog;
+	__u64 threshold;
+	__u8 one = 1;
+	size_t i;
+	int ret;
+
+	b->raw_tp = raw_tp;
+	b->skel = frec_bpf__open_opts(&open_opts);
+	if (!b->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	bpf_object__for_each_program(prog, b->skel->obj) {
+		bool wanted = is_raw_tp(prog) == raw_tp;
+
+		if (!strcmp(tracepoint_of(prog), "sched_wakeup"))
+			wanted = wanted && opts->wakeup;
+		bpf_program__set_autoload(prog, wanted);
+	}
+	ret = bpf_map__set_max_entries(b->skel->maps.events, opts->ring_bytes);
+	if (ret) {
+		snprintf(err, errlen, "cannot size the ring buffer: %s", strerror(-ret));
+		return ret;
+	}
+	threshold = opts->ring_bytes / 4;
+	if (threshold > FREC_WAKEUP_THRESHOLD)
+		threshold = FREC_WAKEUP_THRESHOLD;
+	b->skel->rodata->wakeup_threshold = threshold;
+	b->skel->rodata->self_tgid = opts->self_tgid;
+	b->skel->rodata->filter_pids = opts->npids > 0;
+	b->skel->rodata->switch_has_state_arg = has_state;
+
+	ret = frec_bpf__load(b->skel);
+	if (ret) {
+		if (ret == -EPERM)
+			return privileges_error(err, errlen);
+		snprintf(err, errlen, "the %s programs did not load: %s%s",
+			 raw_tp ? "raw_tp" : "tp_btf", strerror(-ret),
+			 frecd_log__level() < FRECD_LOG_DEBUG ? " (run with -v for libbpf's log)" : "");
+		return ret;
+	}
+	for (i = 0; i < opts->npids; i++) {
+		ret = bpf_map__update_elem(b->skel->maps.pid_filter, &opts->pids[i], sizeof(__u32),
+					   &one, sizeof(one), BPF_ANY);
+		if (ret) {
+			snprintf(err, errlen, "cannot fill the pid filter: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	bpf_object__for_each_program(prog, b->skel->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (b->nlinks == MAX_LINKS) {
+			snprintf(err, errlen, "too many programs (internal limit %d)", MAX_LINKS);
+			return -E2BIG;
+		}
+		link = bpf_program__attach(prog);
+		if (!link) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot attach %s to %s: %s",
+				 bpf_program__name(prog), bpf_program__section_name(prog),
+				 strerror(-ret));
+			return ret;
+		}
+		b->progs[b->nlinks] = prog;
+		b->links[b->nlinks++] = link;
+		log_info("attached %s (%s)", bpf_program__section_name(prog),
+			 bpf_program__name(prog));
+	}
+	return 0;
+}
+
+struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
+{
+	bool has_state = switch_has_state_arg(opts->btf_path);
+	bool kernel_btf = access(FRECD_KERNEL_BTF, R_OK) == 0;
+	struct frecd_bpf *b;
+	int ret;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
+	/* tp_btf attaches by the kernel's own BTF: without it, only raw_tp can work */
+	if (opts->attach == FRECD_ATTACH_RAW_TP ||
+	    (opts->attach == FRECD_ATTACH_AUTO && !kernel_btf)) {
+		ret = try_start(b, opts, true, has_state, err, errlen);
+		goto done;
+	}
+	ret = try_start(b, opts, false, has_state, err, errlen);
+	if (!ret || ret == -EPERM || opts->attach == FRECD_ATTACH_TP_BTF)
+		goto done;
+	log_info("%s; falling back to raw_tp", err);
+	destroy_skel(b);
+	frecd_log__forget_libbpf();
+	ret = try_start(b, opts, true, has_state, err, errlen);
+done:
+	if (ret) {
+		if (ret != -EPERM)
+			frecd_log__replay_libbpf();
+		frecd_bpf__destroy(b);
+		errno = -ret;
+		return NULL;
+	}
+	frecd_log__forget_libbpf();
+	return b;
+}
+
+void frecd_bpf__destroy(struct frecd_bpf *b)
+{
+	if (!b)
+		return;
+	destroy_skel(b);
+	free(b);
+}
+
+int frecd_bpf__ring_fd(const struct frecd_bpf *b)
+{
+	return bpf_map__fd(b->skel->maps.events);
+}
+
+int frecd_bpf__counters_fd(const struct frecd_bpf *b)
+{
+	return bpf_map__fd(b->skel->maps.counters);
+}
+
+bool frecd_bpf__raw_tp(const struct frecd_bpf *b)
+{
+	return b->raw_tp;
+}
+
+size_t frecd_bpf__nattached(const struct frecd_bpf *b)
+{
+	return b->nlinks;
+}
+
+void frecd_bpf__print(const struct frecd_bpf *b, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlinks; i++)
+		fprintf(out, "sched: %s (%s)\n", bpf_program__section_name(b->progs[i]),
+			bpf_program__name(b->progs[i]));
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Loads and attaches frec.bpf.c: checks privileges and BTF first so that the
+ * common failures get a one-line cause and fix, picks tp_btf or raw_tp
+ * (trying tp_btf first), fills the pid filter before attaching, and logs
+ * every program it attaches.
+ */
+#ifndef FRECD_LOADER_H
+#define FRECD_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "frecd/options.h"
+
+#define FRECD_KERNEL_BTF	"/sys/kernel/btf/vmlinux"
+
+struct frecd_bpf_opts {
+	size_t sz;
+	__u64 ring_bytes;
+	__u32 self_tgid;		/* never recorded */
+	const __u32 *pids;		/* -p filter (tgids), npids 0: everything */
+	size_t npids;
+	bool wakeup;			/* also sched_wakeup */
+	enum frecd_attach attach;
+	const char *btf_path;		/* --btf, NULL for the kernel's */
+};
+
+struct frecd_bpf;
+
+/*
+ * Can frecd load BPF here at all? 0, or -EPERM (privileges) / -ENOENT (no
+ * kernel BTF and no --btf) with the cause and the fix in err.
+ */
+int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen);
+
+/* Open, load and attach everything. NULL with errno set and the cause in err. */
+struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err, size_t errlen);
+/* Detach and unload. */
+void frecd_bpf__destroy(struct frecd_bpf *b);
+
+int frecd_bpf__ring_fd(const struct frecd_bpf *b);
+int frecd_bpf__counters_fd(const struct frecd_bpf *b);
+bool frecd_bpf__raw_tp(const struct frecd_bpf *b);	/* the raw_tp set was loaded */
+size_t frecd_bpf__nattached(const struct frecd_bpf *b);
+/* One line per attached program: "sched: tp_btf/sched_switch (frec_switch)". */
+void frecd_bpf__print(const struct frecd_bpf *b, FILE *out);
+
+#endif /* FRECD_LOADER_H */

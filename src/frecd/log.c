@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include "frecd/log.h"
+
+static enum frecd_log_level log_level = FRECD_LOG_INFO;
+
+static const char *const level_names[] = {
+	[FRECD_LOG_ERROR] = "error",
+	[FRECD_LOG_WARN] = "warn",
+	[FRECD_LOG_INFO] = "info",
+	[FRECD_LOG_DEBUG] = "debug",
+};
+
+void frecd_log__set_level(enum frecd_log_level level)
+{
+	log_level = level;
+}
+
+enum frecd_log_level frecd_log__level(void)
+{
+	return log_level;
+}
+
+void frecd_vlog(enum frecd_log_level level, const char *fmt, va_list ap)
+{
+	char line[1024], stamp[32];
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+	int len;
+
+	if (level > log_level)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	if (len < 0)
+		return;
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	/* one fprintf so that lines from the writer thread do not interleave */
+	fprintf(stderr, "%s.%03ldZ frecd %s: %s\n", stamp, ts.tv_nsec / 1000000,
+		level_names[level], line);
+}
+
+void frecd_log(enum frecd_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	frecd_vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+/* The last libbpf warnings, when they are not shown (no -v). */
+#define KEPT_LINES	12
+static char kept[KEPT_LINES][256];
+static unsigned int kept_count;
+
+static void keep_warning(const char *fmt, va_list ap)
+{
+	char *line = kept[kept_count % KEPT_LINES];
+	size_t n;
+
+	vsnprintf(line, sizeof(kept[0]), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (n)
+		kept_count++;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum frecd_log_level l;
+
+	switch (level) {
+	case LIBBPF_WARN: l = FRECD_LOG_WARN; break;
+	case LIBBPF_INFO: l = FRECD_LOG_DEBUG; break;
+	default: l = FRECD_LOG_DEBUG; break;
+	}
+	/* libbpf warns about every failed tp_btf load before frecd falls back
+	 * to raw_tp; those are details, shown with -v only, but kept so that
+	 * they can be shown when frecd gives up. */
+	if (l == FRECD_LOG_WARN && log_level < FRECD_LOG_DEBUG) {
+		keep_warning(fmt, ap);
+		return 0;
+	}
+	frecd_vlog(l, fmt, ap);
+	return 0;
+}
+
+void frecd_log__replay_libbpf(void)
+{
+	unsigned int i, n = kept_count < KEPT_LINES ? kept_count : KEPT_LINES;
+
+	for (i = kept_count - n; i < kept_count; i++)
+		frecd_log(FRECD_LOG_ERROR, "libbpf: %s", kept[i % KEPT_LINES]);
+	kept_count = 0;
+}
+
+void frecd_log__forget_libbpf(void)
+{
+	kept_count = 0;
+}
+
+void frecd_log__hook_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * frecd: the flight recorder daemon. Parses options, checks what it needs,
+ * loads and attaches the BPF programs and probes, then runs the event loop
+ * (daemon.c) until SIGTERM. Usage errors exit 2, runtime failures 1.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <frec/recorder.h>
+#include "frecd/daemon.h"
+#include "frecd/loader.h"
+#include "frecd/log.h"
+#include "frecd/options.h"
+#include "frecd/outdir.h"
+#include "frecd/probes.h"
+#include "frecd/proc.h"
+
+#define EXIT_USAGE	2
+
+static struct frecd_options opts;
+
+/* -p takes a process or one of its threads; the BPF filter works on tgids. */
+static int resolve_pids(__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
+{
+	size_t i, j, n = 0;
+	__u32 tgid;
+	int ret;
+
+	for (i = 0; i < opts.npids; i++) {
+		ret = frecd_proc__tgid_of(opts.pids[i], &tgid);
+		if (ret) {
+			snprintf(err, errlen, "-p %u: %s; check the pid with ps",
+				 opts.pids[i], ret == -ESRCH ? "no such process" : strerror(-ret));
+			return ret;
+		}
+		for (j = 0; j < n && tgids[j] != tgid; j++)
+			;
+		if (j == n)
+			tgids[n++] = tgid;
+	}
+	*ntgids = n;
+	return 0;
+}
+
+static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_t ntgids,
+			bool raw_tp)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->min_age_ns = opts.window_ns;
+	c->max_bytes = opts.max_bytes;
+	c->period_ns = opts.period_ns;
+	c->ring_bytes = opts.ring_bytes;
+	c->npids = ntgids;
+	for (i = 0; i < ntgids && i < sizeof(c->pids) / sizeof(c->pids[0]); i++)
+		c->pids[i] = tgids[i];
+	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0);
+}
+
+int main(int argc, char **argv)
+{
+	static __u32 tgids[FRECD_MAX_PIDS];
+	struct frec_recorder_opts ropts = { .sz = sizeof(ropts) };
+	struct frecd_daemon_opts dopts = { .sz = sizeof(dopts) };
+	struct frecd_bpf_opts bopts = { .sz = sizeof(bopts) };
+	const struct frec_probe_info *table;
+	struct frec_recorder *rec = NULL;
+	struct frec_probes *probes = NULL;
+	struct frecd_bpf *bpf = NULL;
+	char err[512], sz1[32], sz2[32];
+	size_t ntgids = 0, i, n;
+	int ret, status = 1;
+	sigset_t sigs;
+
+	frecd_options__init(&opts);
+	if (frecd_options__parse(&opts, argc, argv, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (opts.help) {
+		frecd_options__usage(stdout);
+		return 0;
+	}
+	if (opts.version) {
+		printf("frecd %s (libbpf %s)\n", FREC_VERSION, libbpf_version_string());
+		return 0;
+	}
+	frecd_log__set_level(opts.verbose ? FRECD_LOG_DEBUG : FRECD_LOG_INFO);
+	frecd_log__hook_libbpf();
+
+	/* Before any thread exists (the writer, libbpf's none): every thread
+	 * inherits the mask, and the signals go to the loop's signalfd only. */
+	frecd_daemon__signals(&sigs);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* Usage errors first, all of them before anything is loaded. */
+	probes = frec_probes__new();
+	if (!probes) {
+		log_error("cannot set up probes: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < opts.nprobes; i++)
+		if (frec_probes__add_spec(probes, opts.probes[i], err, sizeof(err))) {
+			fprintf(stderr, "frecd: %s\n", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	if (resolve_pids(tgids, &ntgids, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+
+	bopts.ring_bytes = opts.ring_bytes;
+	bopts.self_tgid = getpid();
+	bopts.pids = tgids;
+	bopts.npids = ntgids;
+	bopts.wakeup = opts.wakeup;
+	bopts.attach = opts.attach;
+	bopts.btf_path = opts.btf_path;
+	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		goto out;
+	}
+	if (!opts.dry_run && frecd_outdir__prepare(opts.output_dir, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+
+	ropts.min_age_ns = opts.window_ns;
+	ropts.max_bytes = opts.max_bytes;
+	ropts.period_ns = opts.period_ns;
+	ret = libbpf_num_possible_cpus();
+	ropts.ncpus = ret > 0 ? ret : 1;
+	rec = frec_recorder__new(&ropts);
+	if (!rec) {
+		log_error("cannot create the recorder (--max-size %s): %s",
+			  frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)), strerror(errno));
+		goto out;
+	}
+
+	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
+	if (!bpf) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (frec_probes__count(probes)) {
+		struct frec_probes_attach_opts popts = {
+			.sz = sizeof(popts),
+			.ring_fd = frecd_bpf__ring_fd(bpf),
+			.counters_fd = frecd_bpf__counters_fd(bpf),
+			.pids = tgids,
+			.npids = ntgids,
+			.self_pid = getpid(),
+			.nargs = opts.probe_args,
+			.verbose = opts.verbose,
+		};
+
+		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {
+			log_error("%s", err);
+			goto out;
+		}
+		table = frec_probes__table(probes, &n);
+		ret = frec_recorder__set_probes(rec, table, n);
+		if (ret) {
+			log_error("cannot register the probes: %s", strerror(-ret));
+			goto out;
+		}
+	}
+
+	if (opts.dry_run) {
+		printf("frecd: dry run: %zu scheduler programs attached (%s)",
+		       frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf");
+		printf(", %zu probes\n", frec_probes__count(probes));
+		frecd_bpf__print(bpf, stdout);
+		frec_probes__print(probes, stdout);
+		status = 0;
+		goto out;
+	}
+
+	/* After attaching: a thread born in between is seen by its fork event. */
+	ret = frecd_proc__seed(rec);
+	if (ret < 0)
+		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
+			 strerror(-ret));
+	else
+		log_debug("named %d threads from /proc", ret);
+
+	dopts.rec = rec;
+	dopts.ring_fd = frecd_bpf__ring_fd(bpf);
+	dopts.counters_fd = frecd_bpf__counters_fd(bpf);
+	dopts.output_dir = opts.output_dir;
+	dopts.ring_bytes = opts.ring_bytes;
+	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
+	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s, %s; SIGUSR1 writes a snapshot to %s",
+		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
+		 frec_probes__count(probes), opts.window_ns / 1e9,
+		 frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)),
+		 (unsigned long long)(opts.period_ns / 1000000),
+		 frecd_format_size(opts.ring_bytes, sz2, sizeof(sz2)),
+		 ntgids ? "filtered by -p" : "all processes", opts.output_dir);
+
+	ret = frecd_daemon__run(&dopts);
+	status = ret ? 1 : 0;
+	if (!ret)
+		log_info("stopped");
+out:
+	/* Detach before anything else goes away. */
+	if (probes)
+		frec_probes__detach(probes);
+	frecd_bpf__destroy(bpf);
+	frec_probes__free(probes);
+	frec_recorder__free(rec);
+	return status;
+}

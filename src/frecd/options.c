@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "frecd/options.h"
+
+/* Bounds. The window's bytes are preallocated, so keep the ceiling sane; the
+ * ring is a power of two (a kernel rule) of at least 64 KiB. */
+#define MIN_MAX_BYTES		(64ull << 10)
+#define MAX_MAX_BYTES		(64ull << 30)
+#define MIN_RING_BYTES		(64ull << 10)
+#define MAX_RING_BYTES		(1ull << 30)
+#define MAX_WINDOW_NS		(86400ull * 1000000000)
+#define MIN_PERIOD_MS		10
+#define MAX_PERIOD_MS		600000
+#define MAX_PID			4194304	/* PID_MAX_LIMIT on 64-bit */
+
+enum {
+	OPT_WINDOW = 0x100,
+	OPT_MAX_SIZE,
+	OPT_PERIOD,
+	OPT_RING_SIZE,
+	OPT_PROBE,
+	OPT_PROBE_ARGS,
+	OPT_WAKEUP,
+	OPT_ATTACH,
+	OPT_BTF,
+	OPT_DRY_RUN,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "output",	required_argument, NULL, 'o' },
+	{ "window",	required_argument, NULL, OPT_WINDOW },
+	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
+	{ "period",	required_argument, NULL, OPT_PERIOD },
+	{ "ring-size",	required_argument, NULL, OPT_RING_SIZE },
+	{ "pid",	required_argument, NULL, 'p' },
+	{ "probe",	required_argument, NULL, OPT_PROBE },
+	{ "probe-args",	required_argument, NULL, OPT_PROBE_ARGS },
+	{ "wakeup",	no_argument,	   NULL, OPT_WAKEUP },
+	{ "attach",	required_argument, NULL, OPT_ATTACH },
+	{ "btf",	required_argument, NULL, OPT_BTF },
+	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "version",	no_argument,	   NULL, OPT_VERSION },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void frecd_options__init(struct frecd_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->output_dir = FRECD_DEFAULT_DIR;
+	o->window_ns = FRECD_DEFAULT_WINDOW_NS;
+	o->max_bytes = FRECD_DEFAULT_MAX_BYTES;
+	o->period_ns = FRECD_DEFAULT_PERIOD_NS;
+	o->ring_bytes = FRECD_DEFAULT_RING_BYTES;
+	o->probe_args = FRECD_DEFAULT_PROBE_ARGS;
+	o->attach = FRECD_ATTACH_AUTO;
+}
+
+int frecd_parse_size(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (ULLONG_MAX >> shift))
+		return -ERANGE;
+	*out = (__u64)v << shift;
+	return 0;
+}
+
+int frecd_parse_seconds(const char *s, __u64 *out_ns)
+{
+	unsigned long long whole, frac = 0, scale = 1000000000ull;
+	const char *p;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	whole = strtoull(s, &end, 10);
+	if (errno == ERANGE || whole > MAX_WINDOW_NS / 1000000000ull * 2)
+		return -ERANGE;
+	if (*end == '.') {
+		p = end + 1;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		/* digits past the ninth are below a nanosecond: ignore them */
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (unsigned long long)(*p - '0') * scale;
+			}
+		}
+		end = (char *)p;
+	}
+	if (*end)
+		return -EINVAL;
+	*out_ns = whole * 1000000000ull + frac;
+	return 0;
+}
+
+const char *frecd_format_size(__u64 bytes, char *buf, size_t len)
+{
+	if (bytes && !(bytes & ((1ull << 30) - 1)))
+		snprintf(buf, len, "%lluG", (unsigned long long)(bytes >> 30));
+	else if (bytes && !(bytes & ((1ull << 20) - 1)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(bytes >> 20));
+	else if (bytes && !(bytes & ((1ull << 10) - 1)))
+		snprintf(buf, len, "%lluK", (unsigned long long)(bytes >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int usage_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_size_option(const char *name, const char *arg, __u64 min, __u64 max,
+			     __u64 *out, char *err, size_t errlen)
+{
+	char lo[32], hi[32];
+	int ret;
+
+	ret = frecd_parse_size(arg, out);
+	if (ret == -EINVAL)
+		return usage_error(err, errlen,
+				   "%s '%s': not a size; use a number of bytes with an optional K, M or G suffix, e.g. %s 64M",
+				   name, arg, name);
+	if (ret || *out < min || *out > max)
+		return usage_error(err, errlen, "%s %s: out of range; use %s to %s", name, arg,
+				   frecd_format_size(min, lo, sizeof(lo)),
+				   frecd_format_size(max, hi, sizeof(hi)));
+	return 0;
+}
+
+static int parse_uint(const char *arg, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!arg || *arg < '0' || *arg > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || *out > max)
+		return -ERANGE;
+	return 0;
+}
+
+static int add_pid(struct frecd_options *o, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	size_t i;
+
+	if (parse_uint(arg, MAX_PID, &v) || v == 0)
+		return usage_error(err, errlen,
+				   "-p '%s': not a process id; use a number from 1 to %d, e.g. -p $(pidof myapp)",
+				   arg, MAX_PID);
+	for (i = 0; i < o->npids; i++)
+		if (o->pids[i] == v)
+			return 0;
+	if (o->npids == FRECD_MAX_PIDS)
+		return usage_error(err, errlen, "-p %s: too many processes; at most %d -p options",
+				   arg, FRECD_MAX_PIDS);
+	o->pids[o->npids++] = v;
+	return 0;
+}
+
+static int parse_one(struct frecd_options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	int ret;
+
+	switch (c) {
+	case 'o':
+		if (!*arg)
+			return usage_error(err, errlen, "-o '': empty directory name; use e.g. -o %s",
+					   FRECD_DEFAULT_DIR);
+		o->output_dir = arg;
+		return 0;
+	case OPT_WINDOW:
+		ret = frecd_parse_seconds(arg, &o->window_ns);
+		if (ret == -EINVAL)
+			return usage_error(err, errlen,
+					   "--window '%s': not a number of seconds; use e.g. --window 10 or --window 2.5",
+					   arg);
+		if (ret || o->window_ns == 0 || o->window_ns > MAX_WINDOW_NS)
+			return usage_error(err, errlen,
+					   "--window %s: out of range; use more than 0 and at most 86400 seconds",
+					   arg);
+		return 0;
+	case OPT_MAX_SIZE:
+		return parse_size_option("--max-size", arg, MIN_MAX_BYTES, MAX_MAX_BYTES,
+					 &o->max_bytes, err, errlen);
+	case OPT_RING_SIZE:
+		ret = parse_size_option("--ring-size", arg, MIN_RING_BYTES, MAX_RING_BYTES,
+					&o->ring_bytes, err, errlen);
+		if (ret)
+			return ret;
+		if (o->ring_bytes & (o->ring_bytes - 1))
+			return usage_error(err, errlen,
+					   "--ring-size %s: not a power of two (a kernel rule); use e.g. 4M, 16M or 64M",
+					   arg);
+		return 0;
+	case OPT_PERIOD:
+		ret = parse_uint(arg, ULLONG_MAX, &v);
+		if (ret == -EINVAL)
+			return usage_error(err, errlen,
+					   "--period '%s': not a number of milliseconds; use e.g. --period 1000",
+					   arg);
+		if (ret || v < MIN_PERIOD_MS || v > MAX_PERIOD_MS)
+			return usage_error(err, errlen, "--period %s: out of range; use %d to %d ms",
+					   arg, MIN_PERIOD_MS, MAX_PERIOD_MS);
+		o->period_ns = v * 1000000ull;
+		return 0;
+	case 'p':
+		return add_pid(o, arg, err, errlen);
+	case OPT_PROBE:
+		if (!*arg)
+			return usage_error(err, errlen,
+					   "--probe '': empty spec; use e.g. --probe uprobe:/usr/bin/app:main");
+		if (o->nprobes == FREC_MAX_PROBES - 1)
+			return usage_error(err, errlen, "--probe %s: too many probes; at most %d",
+					   arg, FREC_MAX_PROBES - 1);
+		o->probes[o->nprobes++] = arg;
+		return 0;
+	case OPT_PROBE_ARGS:
+		ret = parse_uint(arg, FREC_MAX_PROBE_ARGS, &v);
+		if (ret)
+			return usage_error(err, errlen, "--probe-args '%s': use a number from 0 to %d",
+					   arg, FREC_MAX_PROBE_ARGS);
+		o->probe_args = v;
+		return 0;
+	case OPT_WAKEUP:
+		o->wakeup = true;
+		return 0;
+	case OPT_ATTACH:
+		if (!strcmp(arg, "auto"))
+			o->attach = FRECD_ATTACH_AUTO;
+		else if (!strcmp(arg, "tp_btf"))
+			o->attach = FRECD_ATTACH_TP_BTF;
+		else if (!strcmp(arg, "raw_tp"))
+			o->attach = FRECD_ATTACH_RAW_TP;
+		else
+			return usage_error(err, errlen, "--attach '%s': unknown; use auto, tp_btf or raw_tp",
+					   arg);
+		return 0;
+	case OPT_BTF:
+		if (!*arg)
+			return usage_error(err, errlen, "--btf '': empty file name; use --btf FILE");
+		o->btf_path = arg;
+		return 0;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		return 0;
+	case 'v':
+		o->verbose++;
+		return 0;
+	case OPT_VERSION:
+		o->version = true;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	}
+	return usage_error(err, errlen, "internal error: option %d not handled", c);
+}
+
+int frecd_options__parse(struct frecd_options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	const char *bad;
+	int c, ret;
+
+	opterr = 0;	/* our own one-line messages instead of getopt's */
+	optind = 0;	/* 0, not 1: also resets getopt's state (glibc) */
+	while ((c = getopt_long(argc, argv, ":o:p:vh", long_options, NULL)) != -1) {
+		bad = argv[optind - 1];
+		if (c == '?') {
+			if (optopt && optopt < 0x100 && strncmp(bad, "--", 2))
+				return usage_error(err, errlen, "unknown option '-%c'; see frecd --help",
+						   optopt);
+			return usage_error(err, errlen, "unknown option '%s'; see frecd --help", bad);
+		}
+		if (c == ':') {
+			if (optopt && optopt < 0x100 && strncmp(bad, "--", 2))
+				return usage_error(err, errlen, "option '-%c' needs a value; see frecd --help",
+						   optopt);
+			return usage_error(err, errlen, "option '%s' needs a value; see frecd --help", bad);
+		}
+		ret = parse_one(o, c, optarg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return usage_error(err, errlen,
+				   "unexpected argument '%s'; frecd takes options only, see frecd --help",
+				   argv[optind]);
+	return 0;
+}
+
+void frecd_options__usage(FILE *out)
+{
+	fprintf(out,
+"Usage: frecd [OPTIONS]\n"
+"\n"
+"frecd records what the scheduler (and chosen user functions) did over the\n"
+"last seconds into memory, all the time, and writes it to a snapshot file\n"
+"when it receives SIGUSR1. Runs in the foreground; needs root (or CAP_BPF,\n"
+"CAP_PERFMON and CAP_SYS_ADMIN).\n"
+"\n"
+"Options:\n"
+"  -o, --output DIR     snapshot directory, created 0700 if missing\n"
+"                       (default " FRECD_DEFAULT_DIR ")\n"
+"      --window SECONDS keep at least this much history (default 10)\n"
+"      --max-size SIZE  ... but at most this many bytes, K/M/G suffixes\n"
+"                       (default 64M)\n"
+"      --period MS      seal a generation this often (default 1000)\n"
+"      --ring-size SIZE BPF ring buffer, a power of two (default 16M)\n"
+"  -p, --pid PID        record only events that concern this process and its\n"
+"                       threads; repeatable\n"
+"      --probe SPEC     also record a user function or USDT probe; repeatable:\n"
+"                       uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
+"                       func:PATH:FUNC (entry and return), usdt:PATH:PROV:NAME\n"
+"      --probe-args N   integer arguments recorded per entry (0-6, default 3)\n"
+"      --wakeup         also record sched_wakeup (sched_waking is always on)\n"
+"      --attach MODE    auto (default): tp_btf, falling back to raw_tp;\n"
+"                       tp_btf or raw_tp to force one\n"
+"      --btf FILE       kernel BTF for CO-RE when /sys/kernel/btf/vmlinux is\n"
+"                       missing (raw_tp only)\n"
+"      --dry-run        load and attach, list what was attached, exit\n"
+"  -v, --verbose        debug output, including libbpf's\n"
+"      --version        print the version and exit\n"
+"  -h, --help           print this help and exit\n"
+"\n"
+"Signals:\n"
+"  SIGUSR1   write a snapshot DIR/frec-YYYYMMDDTHHMMSS.mmmZ.frec; requests that\n"
+"            arrive while one is written are merged into one more snapshot\n"
+"  SIGTERM, SIGINT   finish a snapshot in progress, detach, exit 0\n"
+"  SIGHUP    reserved for reloading the configuration\n"
+"\n"
+"Exit status: 0 on success, 1 on a runtime failure (no privileges, no BTF,\n"
+"load or attach error), 2 on a usage error.\n"
+"\n"
+"Examples:\n"
+"  sudo frecd                          record everything, 10 s / 64M window\n"
+"  sudo kill -USR1 $(pidof frecd)      take a snapshot\n"
+"  frec info /var/lib/frec/*.frec      read it\n"
+"  sudo frecd -p $(pidof myapp) --window 30 --max-size 256M\n"
+"  sudo frecd --probe func:/usr/bin/myapp:handle_request\n"
+"  sudo frecd --dry-run -v             check that everything loads\n");
+}

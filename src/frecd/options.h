@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * frecd's command line: parsing and validation only (no system calls), so
+ * that every bad input and its message is unit-tested.
+ */
+#ifndef FRECD_OPTIONS_H
+#define FRECD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <frec/record.h>
+
+#define FRECD_DEFAULT_DIR		"/var/lib/frec"
+#define FRECD_DEFAULT_WINDOW_NS		(10ull * 1000000000)
+#define FRECD_DEFAULT_MAX_BYTES		(64ull << 20)
+#define FRECD_DEFAULT_PERIOD_NS		(1000ull * 1000000)
+#define FRECD_DEFAULT_RING_BYTES	(16ull << 20)
+#define FRECD_DEFAULT_PROBE_ARGS	3
+#define FRECD_MAX_PIDS			1024
+
+enum frecd_attach {
+	FRECD_ATTACH_AUTO = 0,	/* tp_btf, falling back to raw_tp */
+	FRECD_ATTACH_TP_BTF,
+	FRECD_ATTACH_RAW_TP,
+};
+
+struct frecd_options {
+	const char *output_dir;		/* -o */
+	__u64 window_ns;		/* --window */
+	__u64 max_bytes;		/* --max-size */
+	__u64 period_ns;		/* --period */
+	__u64 ring_bytes;		/* --ring-size */
+	__u32 pids[FRECD_MAX_PIDS];	/* -p, in the order given, no duplicates */
+	size_t npids;
+	const char *probes[FREC_MAX_PROBES]; /* --probe SPEC, validated later */
+	size_t nprobes;
+	__u32 probe_args;		/* --probe-args */
+	bool wakeup;			/* --wakeup: record sched_wakeup too */
+	enum frecd_attach attach;	/* --attach */
+	const char *btf_path;		/* --btf: BTF for CO-RE when the kernel has none */
+	bool dry_run;
+	int verbose;
+	bool help;
+	bool version;
+};
+
+/* Set the defaults. */
+void frecd_options__init(struct frecd_options *o);
+
+/*
+ * Parse argv (getopt_long; resets optind). 0, or -EINVAL with one line in err
+ * that names the option, the problem and the fix (frecd prints it and exits
+ * 2). Strings in o point into argv.
+ */
+int frecd_options__parse(struct frecd_options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* "123", "64K", "16M", "1G" (binary multiples). 0 or -EINVAL / -ERANGE. */
+int frecd_parse_size(const char *s, __u64 *out);
+/* Seconds with an optional fraction, "10" or "2.5", as ns. 0 or -EINVAL / -ERANGE. */
+int frecd_parse_seconds(const char *s, __u64 *out_ns);
+
+/* Human size: "64M", "16M", "1536K", "100" (exact, never rounded). */
+const char *frecd_format_size(__u64 bytes, char *buf, size_t len);
+
+void frecd_options__usage(FILE *out);
+
+#endif /* FRECD_OPTIONS_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The snapshot writer: one thread that writes a pinned window to a file while
+ * the event loop goes on draining the ring (recording never pauses for a
+ * snapshot). The loop hands it one job at a time and learns that the job is
+ * done from an eventfd, which it polls with everything else.
+ */
+#ifndef FRECD_WRITER_H
+#define FRECD_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <frec/snapshot.h>
+
+struct frec_pin;
+struct frecd_writer;
+
+#define FRECD_SNAPSHOT_NAME_MAX	64
+
+struct frecd_snapshot_job {
+	int dirfd;		/* the writer closes it */
+	__u64 realtime_ns;	/* names the file */
+	struct frec_header hdr;
+	struct frec_pin *pin;
+};
+
+struct frecd_snapshot_result {
+	int err;		/* 0 or -errno */
+	char name[FRECD_SNAPSHOT_NAME_MAX];	/* the file written */
+	struct frec_pin *pin;	/* to unpin, from the loop's thread */
+};
+
+/*
+ * "frec-YYYYMMDDTHHMMSS.mmmZ.frec" (UTC) for attempt 0, then "..Z_01.frec" up
+ * to "..Z_99.frec" when the name is taken: names sort by time, a later file
+ * never replaces an earlier one. 0, or -EEXIST once the attempts run out.
+ */
+int frecd_snapshot_name(char *buf, size_t len, __u64 realtime_ns, unsigned int attempt);
+
+/* Starts the thread. NULL with errno set. */
+struct frecd_writer *frecd_writer__new(void);
+/* Stops and joins the thread (after any job in progress). */
+void frecd_writer__free(struct frecd_writer *w);
+
+/* Readable (eventfd) once a job is done. */
+int frecd_writer__fd(const struct frecd_writer *w);
+bool frecd_writer__busy(const struct frecd_writer *w);
+/* Hand over a job; -EBUSY while one is in progress. */
+int frecd_writer__submit(struct frecd_writer *w, const struct frecd_snapshot_job *job);
+/* After the fd became readable: 1 and *res filled, or 0 if no job is done. */
+int frecd_writer__collect(struct frecd_writer *w, struct frecd_snapshot_result *res);
+
+#endif /* FRECD_WRITER_H */
