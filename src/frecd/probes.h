@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * User probes: --probe specs (uprobe, uretprobe, usdt, func), validated with
+ * libelf before anything is attached, loaded from probe.bpf.c into the same
+ * ring buffer as the scheduler programs (bpf_map__reuse_fd), attached all or
+ * nothing. frecd's option parser and main loop call this; probes.c and
+ * bpf/probe.bpf.c implement it.
+ */
+#ifndef FREC_PROBES_H
+#define FREC_PROBES_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <frec/event.h>
+
+struct frec_probes;
+
+struct frec_probes_attach_opts {
+	size_t sz;
+	int ring_fd;		/* frecd's BPF ring buffer map */
+	int counters_fd;	/* frecd's per-CPU counters map (enum frec_counter) */
+	const __u32 *pids;	/* -p filter: attach for these processes only */
+	size_t npids;		/* 0: every process that maps the binary */
+	__u32 self_pid;		/* frecd itself, never recorded */
+	__u32 nargs;		/* --probe-args, 0..FREC_MAX_PROBE_ARGS */
+	int verbose;
+};
+
+struct frec_probes *frec_probes__new(void);
+void frec_probes__free(struct frec_probes *p);
+
+/* Parse and validate one --probe SPEC (resolving the path and the symbol or
+ * USDT note now). 0, or -errno with one line naming the spec, the cause and the
+ * fix written to err (a usage error: frecd exits 2). */
+int frec_probes__add_spec(struct frec_probes *p, const char *spec, char *err, size_t errlen);
+size_t frec_probes__count(const struct frec_probes *p);
+
+/* Load probe.bpf.o and attach every probe; on any failure nothing stays
+ * attached. 0, or -errno with the cause and the fix in err (exit 1). */
+int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
+			char *err, size_t errlen);
+/* Detach and unload. Safe on a never-attached set. */
+void frec_probes__detach(struct frec_probes *p);
+
+/* The probe table, for frec_recorder__set_probes(); valid while p lives. */
+const struct frec_probe_info *frec_probes__table(const struct frec_probes *p, size_t *n);
+/* One line per probe: "probe N: SPEC -> PATH:FUNC+OFF (N args)". */
+void frec_probes__print(const struct frec_probes *p, FILE *out);
+
+#endif /* FREC_PROBES_H */
