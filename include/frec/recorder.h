@@ -50,6 +50,7 @@ struct frec_recorder_stats {
 	__u64 open_bytes;		/* encoded bytes in the open generation */
 	__u64 open_events;
 	__u64 pool_bytes;		/* the pool's ceiling */
+	__u64 malformed;		/* records or events rejected with -EINVAL */
 };
 
 struct frec_recorder;

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Ring buffer records (include/frec/record.h) to decoded events, and the
+ * names of event types. The ring is 8-byte aligned, but decode also serves
+ * fuzzers and tests with arbitrary buffers, so fields are copied out with
+ * memcpy (which the compiler turns into plain loads).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <frec/event.h>
+
+static const char *const type_names[FREC_EV__MAX] = {
+	[FREC_EV_SCHED_SWITCH]	   = "sched_switch",
+	[FREC_EV_SCHED_WAKING]	   = "sched_waking",
+	[FREC_EV_SCHED_WAKEUP]	   = "sched_wakeup",
+	[FREC_EV_SCHED_WAKEUP_NEW] = "sched_wakeup_new",
+	[FREC_EV_PROCESS_FORK]	   = "sched_process_fork",
+	[FREC_EV_PROCESS_EXEC]	   = "sched_process_exec",
+	[FREC_EV_PROCESS_EXIT]	   = "sched_process_exit",
+	[FREC_EV_TASK_RENAME]	   = "task_rename",
+	[FREC_EV_MIGRATE_TASK]	   = "sched_migrate_task",
+	[FREC_EV_UPROBE]	   = "uprobe",
+	[FREC_EV_URETPROBE]	   = "uretprobe",
+	[FREC_EV_USDT]		   = "usdt",
+	[FREC_EV_LOST]		   = "lost",
+};
+
+const char *frec_type__name(unsigned int type)
+{
+	return type < FREC_EV__MAX ? type_names[type] : NULL;
+}
+
+/* The record size each type needs; 0 for types that have no ring record. */
+static const size_t rec_size[FREC_EV__MAX] = {
+	[FREC_EV_SCHED_SWITCH]	   = sizeof(struct frec_rec_switch),
+	[FREC_EV_SCHED_WAKING]	   = sizeof(struct frec_rec_wake),
+	[FREC_EV_SCHED_WAKEUP]	   = sizeof(struct frec_rec_wake),
+	[FREC_EV_SCHED_WAKEUP_NEW] = sizeof(struct frec_rec_wake),
+	[FREC_EV_PROCESS_FORK]	   = sizeof(struct frec_rec_fork),
+	[FREC_EV_PROCESS_EXEC]	   = sizeof(struct frec_rec_exec),
+	[FREC_EV_PROCESS_EXIT]	   = sizeof(struct frec_rec_exit),
+	[FREC_EV_TASK_RENAME]	   = sizeof(struct frec_rec_rename),
+	[FREC_EV_MIGRATE_TASK]	   = sizeof(struct frec_rec_migrate),
+	[FREC_EV_UPROBE]	   = sizeof(struct frec_rec_probe),
+	[FREC_EV_URETPROBE]	   = sizeof(struct frec_rec_probe),
+	[FREC_EV_USDT]		   = sizeof(struct frec_rec_probe),
+};
+
+#define FIELD(data, type, f, dst) \
+	memcpy(&(dst), (const char *)(data) + offsetof(type, f), sizeof(dst))
+
+int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
+{
+	struct frec_rec_hdr h;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, data, sizeof(h));
+	/* LOST has no ring record: frecd reports drops with add_lost(). */
+	if (h.type >= FREC_EV__MAX || !rec_size[h.type] || len < rec_size[h.type])
+		return -EINVAL;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = h.ts;
+	ev->type = h.type;
+	ev->cpu = h.cpu;
+	ev->tid = h.tid;
+	ev->tgid = h.tgid;
+
+	switch (h.type) {
+	case FREC_EV_SCHED_SWITCH:
+		FIELD(data, struct frec_rec_switch, prev_pid, ev->sw.prev_pid);
+		FIELD(data, struct frec_rec_switch, next_pid, ev->sw.next_pid);
+		FIELD(data, struct frec_rec_switch, prev_prio, ev->sw.prev_prio);
+		FIELD(data, struct frec_rec_switch, next_prio, ev->sw.next_prio);
+		FIELD(data, struct frec_rec_switch, prev_state, ev->sw.prev_state);
+		break;
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW:
+		FIELD(data, struct frec_rec_wake, pid, ev->wake.pid);
+		FIELD(data, struct frec_rec_wake, prio, ev->wake.prio);
+		FIELD(data, struct frec_rec_wake, target_cpu, ev->wake.target_cpu);
+		ev->wake.waker = h.tid;
+		break;
+	case FREC_EV_PROCESS_FORK:
+		FIELD(data, struct frec_rec_fork, parent_pid, ev->fork.parent_pid);
+		FIELD(data, struct frec_rec_fork, child_pid, ev->fork.child_pid);
+		break;
+	case FREC_EV_PROCESS_EXEC:
+		FIELD(data, struct frec_rec_exec, pid, ev->exec.pid);
+		FIELD(data, struct frec_rec_exec, old_pid, ev->exec.old_pid);
+		ev->exec.filename = (const char *)data + offsetof(struct frec_rec_exec, filename);
+		ev->exec.comm = (const char *)data + offsetof(struct frec_rec_exec, comm);
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		FIELD(data, struct frec_rec_exit, pid, ev->exit.pid);
+		FIELD(data, struct frec_rec_exit, tgid, ev->exit.tgid);
+		break;
+	case FREC_EV_TASK_RENAME:
+		FIELD(data, struct frec_rec_rename, pid, ev->rename.pid);
+		ev->rename.newcomm = (const char *)data + offsetof(struct frec_rec_rename, newcomm);
+		break;
+	case FREC_EV_MIGRATE_TASK:
+		FIELD(data, struct frec_rec_migrate, pid, ev->migrate.pid);
+		FIELD(data, struct frec_rec_migrate, prio, ev->migrate.prio);
+		FIELD(data, struct frec_rec_migrate, orig_cpu, ev->migrate.orig_cpu);
+		FIELD(data, struct frec_rec_migrate, dest_cpu, ev->migrate.dest_cpu);
+		break;
+	case FREC_EV_UPROBE:
+	case FREC_EV_URETPROBE:
+	case FREC_EV_USDT:
+		FIELD(data, struct frec_rec_probe, probe_id, ev->probe.probe_id);
+		FIELD(data, struct frec_rec_probe, nargs, ev->probe.nargs);
+		if (ev->probe.nargs > FREC_MAX_PROBE_ARGS)
+			return -EINVAL;
+		FIELD(data, struct frec_rec_probe, args, ev->probe.args);
+		/* Unused slots are whatever the BPF side left: make them 0 so
+		 * that a decoded event equals what the reader gives back. */
+		for (__u32 i = ev->probe.nargs; i < FREC_MAX_PROBE_ARGS; i++)
+			ev->probe.args[i] = 0;
+		if (h.type == FREC_EV_URETPROBE)
+			FIELD(data, struct frec_rec_probe, ret, ev->probe.ret);
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The open generation: its thread and string tables and the compact event
+ * encoder (docs/FORMAT.md "Events"). This is the hot path: no allocation,
+ * one task-table lookup per thread an event names (none for the running
+ * thread, which is inferred from the last switch on the same CPU).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "recorder_int.h"
+#include "varint.h"
+
+int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
+{
+	struct open_gen *g = &r->g;
+
+	g->thread_cap = thread_cap;
+	g->threads = malloc(sizeof(*g->threads) * thread_cap);
+	g->cur = malloc(sizeof(*g->cur) * r->ncpus);
+	g->drops = calloc(r->ncpus, sizeof(*g->drops));
+	g->str_arena = malloc(GEN_STR_ARENA);
+	g->str_off = malloc(sizeof(uint32_t) * GEN_STR_MAX);
+	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_MAX);
+	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_MAX);
+	g->str_hash = calloc(GEN_STR_SLOTS, sizeof(uint32_t));
+	if (!g->threads || !g->cur || !g->drops || !g->str_arena || !g->str_off ||
+	    !g->str_len || !g->str_slot || !g->str_hash)
+		return -ENOMEM;
+	g->head = g->tail = CHUNK_NONE;
+	g->nstr = 0;
+	return 0;
+}
+
+void gen_free_tables(struct frec_recorder *r)
+{
+	struct open_gen *g = &r->g;
+
+	free(g->threads);
+	free(g->cur);
+	free(g->drops);
+	free(g->str_arena);
+	free(g->str_off);
+	free(g->str_len);
+	free(g->str_slot);
+	free(g->str_hash);
+}
+
+/* Start a new, empty generation. The raw chain must already be given back. */
+void gen_reset(struct frec_recorder *r, uint64_t now)
+{
+	struct open_gen *g = &r->g;
+
+	g->seq = r->next_seq++;
+	g->stamp = (uint32_t)g->seq;
+	if (!g->stamp)	/* 0 means "no generation" in task and probe stamps */
+		g->stamp = g->seq = r->next_seq++;
+	g->open_ts = now;
+	g->prev_ts = 0;
+	g->min_ts = UINT64_MAX;
+	g->max_ts = 0;
+	g->nevents = 0;
+	g->lost = 0;
+	memset(g->by_type, 0, sizeof(g->by_type));
+	g->head = g->tail = CHUNK_NONE;
+	g->cbase = NULL;
+	g->pos = 1;
+	g->lim = 0;
+	g->done_bytes = 0;
+	g->nthreads = 0;
+	for (uint32_t i = 0; i < r->ncpus; i++)
+		g->cur[i] = NO_THREAD;
+	memset(g->drops, 0, sizeof(*g->drops) * r->ncpus);
+	/* Clear only the hash slots this generation used. */
+	for (uint32_t i = 0; i < g->nstr; i++)
+		g->str_hash[g->str_slot[i]] = 0;
+	g->nstr = 0;
+	g->str_used = 0;
+}
+
+/* Close the tail chunk and append a fresh one. */
+int gen_new_chunk(struct frec_recorder *r)
+{
+	struct open_gen *g = &r->g;
+	uint32_t c = rec_chunk_get(r);
+
+	if (c == CHUNK_NONE)
+		return -ENOSPC;
+	if (g->tail == CHUNK_NONE) {
+		g->head = c;
+	} else {
+		r->pool.used[g->tail] = g->pos;
+		r->pool.next[g->tail] = c;
+		g->done_bytes += g->pos;
+	}
+	g->tail = c;
+	g->cbase = pool_ptr(&r->pool, c);
+	g->pos = 0;
+	g->lim = r->pool.chunk_bytes - EV_MAX_BYTES;
+	return 0;
+}
+
+static uint32_t thread_append(struct open_gen *g, uint32_t tid, uint32_t tgid, const char *comm)
+{
+	uint32_t i = g->nthreads++;
+	struct gen_thread *t = &g->threads[i];
+
+	t->tid = tid;
+	t->tgid = tgid;
+	memcpy(t->comm, comm, FREC_COMM_LEN);
+	return i;
+}
+
+/*
+ * The generation's index of thread tid, adding it (with its tgid and comm
+ * from the task table) at its first mention. has_tgid: the event says which
+ * process tid belongs to; a task that changed process (pid reuse) gets a
+ * new entry so that earlier events keep their tgid.
+ */
+static uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, bool has_tgid)
+{
+	static const char no_comm[FREC_COMM_LEN];
+	struct open_gen *g = &r->g;
+	struct task *t;
+	bool inserted;
+	uint32_t i;
+
+	t = tasks_get(&r->tasks, tid, &inserted);
+	if (unlikely(!t))	/* task table full: name it, without sharing */
+		return thread_append(g, tid, has_tgid ? tgid : tid, no_comm);
+	if (has_tgid && t->tgid != tgid) {
+		t->tgid = tgid;
+		t->stamp = 0;
+		t->idx &= ~TASK_EXITED;
+	}
+	if (t->stamp == g->stamp)
+		return t->idx & TASK_IDX_MASK;
+	i = thread_append(g, tid, t->tgid, t->comm);
+	t->stamp = g->stamp;
+	t->idx = i | (t->idx & TASK_EXITED);
+	return i;
+}
+
+static uint32_t str_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+/* The caller checked that there is room (GEN_STR_ROOM, two entries). */
+static uint32_t str_intern(struct open_gen *g, const char *s, size_t max)
+{
+	size_t n = s ? strnlen(s, max) : 0;
+	uint32_t i = str_hash(s ? s : "", n) & (GEN_STR_SLOTS - 1);
+	uint32_t idx;
+
+	for (;;) {
+		uint32_t v = g->str_hash[i];
+
+		if (!v)
+			break;
+		v--;
+		if (g->str_len[v] == n && !memcmp(g->str_arena + g->str_off[v], s, n))
+			return v;
+		i = (i + 1) & (GEN_STR_SLOTS - 1);
+	}
+	idx = g->nstr++;
+	g->str_off[idx] = g->str_used;
+	g->str_len[idx] = (uint32_t)n;
+	g->str_slot[idx] = i;
+	g->str_hash[i] = idx + 1;
+	if (n)
+		memcpy(g->str_arena + g->str_used, s, n);
+	g->str_arena[g->str_used + n] = '\0';
+	g->str_used += (uint32_t)n + 1;
+	return idx;
+}
+
+int probe_find(const struct frec_recorder *r, uint32_t id)
+{
+	if (id < FREC_MAX_PROBES)
+		return (int)r->probe_by_id[id] - 1;
+	for (uint32_t i = 0; i < r->nprobes; i++)
+		if (r->probes[i].info.id == id)
+			return (int)i;
+	return -1;
+}
+
+static inline uint8_t *put_prio(uint8_t *p, __s32 prio, unsigned flag, unsigned *info)
+{
+	if (prio == DEFAULT_PRIO)
+		return p;
+	*info |= flag;
+	return put_varint(p, zigzag(prio));
+}
+
+/*
+ * Encode ev at the end of the raw stream. The caller made sure that a
+ * largest event fits in the tail chunk, that the thread table has room for
+ * EV_MAX_THREADS more entries and the string table for GEN_STR_ROOM bytes.
+ */
+int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
+{
+	struct open_gen *g = &r->g;
+	uint8_t *p = g->cbase + g->pos, *infop;
+	uint32_t cpu = ev->cpu, type = ev->type;
+	uint32_t *cur = cpu < r->ncpus ? &g->cur[cpu] : NULL;
+	uint32_t ti = NO_THREAD, x;
+	unsigned info = 0;
+
+	if (likely(cpu < EV_CPU_ESC)) {
+		*p++ = (uint8_t)(type | cpu << EV_CPU_SHIFT);
+	} else {
+		*p++ = (uint8_t)(type | EV_CPU_ESC << EV_CPU_SHIFT);
+		p = put_varint(p, cpu);
+	}
+	p = put_varint(p, zigzag((int64_t)(ev->ts - g->prev_ts)));
+	g->prev_ts = ev->ts;
+	infop = p++;
+
+	if (type == FREC_EV_LOST && !ev->tid && !ev->tgid) {
+		info |= LOST_NOTHREAD;
+	} else if (cur && *cur != NO_THREAD && g->threads[*cur].tid == ev->tid &&
+		   g->threads[*cur].tgid == ev->tgid) {
+		ti = *cur;	/* the running thread: implicit */
+	} else {
+		ti = intern(r, ev->tid, ev->tgid, true);
+		info |= INFO_T;
+		p = put_varint(p, ti);
+	}
+
+	switch (type) {
+	case FREC_EV_SCHED_SWITCH: {
+		unsigned sc = state_code(ev->sw.prev_state);
+		uint32_t pi = ev->sw.prev_pid == ev->tid ? ti : intern(r, ev->sw.prev_pid, 0, false);
+		uint32_t ni;
+
+		if (pi != ti) {
+			info |= SW_PREV;
+			p = put_varint(p, pi);
+		}
+		ni = ev->sw.next_pid == ev->tid ? ti : intern(r, ev->sw.next_pid, 0, false);
+		p = put_varint(p, ni);
+		info |= sc << SW_STATE_SHIFT;
+		if (sc == STATE_ESC)
+			p = put_varint(p, ev->sw.prev_state);
+		p = put_prio(p, ev->sw.prev_prio, SW_PREV_PRIO, &info);
+		p = put_prio(p, ev->sw.next_prio, SW_NEXT_PRIO, &info);
+		if (cur)
+			*cur = ni;
+		break;
+	}
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW: {
+		uint32_t tc = ev->wake.target_cpu < EV_CPU_ESC ? ev->wake.target_cpu : EV_CPU_ESC;
+
+		p = put_varint(p, intern(r, ev->wake.pid, 0, false));
+		if (ev->wake.waker != ev->tid || ti == NO_THREAD) {
+			info |= WK_WAKER;
+			p = put_varint(p, intern(r, ev->wake.waker, 0, false));
+		}
+		p = put_prio(p, ev->wake.prio, WK_PRIO, &info);
+		info |= tc << WK_CPU_SHIFT;
+		if (tc == EV_CPU_ESC)
+			p = put_varint(p, ev->wake.target_cpu);
+		break;
+	}
+	case FREC_EV_PROCESS_FORK:
+		if (ev->fork.parent_pid != ev->tid || ti == NO_THREAD) {
+			info |= FK_PARENT;
+			p = put_varint(p, intern(r, ev->fork.parent_pid, 0, false));
+		}
+		p = put_varint(p, intern(r, ev->fork.child_pid, 0, false));
+		break;
+	case FREC_EV_PROCESS_EXEC:
+		p = put_varint(p, intern(r, ev->exec.pid, 0, false));
+		p = put_varint(p, ev->exec.old_pid);
+		p = put_varint(p, str_intern(g, ev->exec.filename, FREC_FILENAME_LEN - 1));
+		p = put_varint(p, str_intern(g, ev->exec.comm, FREC_COMM_LEN - 1));
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		x = intern(r, ev->exit.pid, 0, false);
+		p = put_varint(p, x);
+		if (g->threads[x].tgid != ev->exit.tgid) {
+			info |= EX_TGID;
+			p = put_varint(p, ev->exit.tgid);
+		}
+		break;
+	case FREC_EV_TASK_RENAME:
+		p = put_varint(p, intern(r, ev->rename.pid, 0, false));
+		p = put_varint(p, str_intern(g, ev->rename.newcomm, FREC_COMM_LEN - 1));
+		break;
+	case FREC_EV_MIGRATE_TASK:
+		p = put_varint(p, intern(r, ev->migrate.pid, 0, false));
+		p = put_varint(p, ev->migrate.orig_cpu);
+		p = put_varint(p, ev->migrate.dest_cpu);
+		p = put_prio(p, ev->migrate.prio, MG_PRIO, &info);
+		break;
+	case FREC_EV_UPROBE:
+	case FREC_EV_URETPROBE:
+	case FREC_EV_USDT: {
+		uint32_t n = ev->probe.nargs;
+		int k = probe_find(r, ev->probe.probe_id);
+
+		if (k >= 0)
+			r->probes[k].stamp = g->stamp;
+		info |= n << PR_NARGS_SHIFT;
+		p = put_varint(p, ev->probe.probe_id);
+		for (uint32_t i = 0; i < n; i++)
+			p = put_varint(p, ev->probe.args[i]);
+		if (type == FREC_EV_URETPROBE)
+			p = put_varint(p, zigzag(ev->probe.ret));
+		break;
+	}
+	case FREC_EV_LOST:
+		p = put_varint(p, ev->lost.count);
+		break;
+	}
+	*infop = (uint8_t)info;
+	g->pos = (uint32_t)(p - g->cbase);
+	return 0;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The byte layout of the .frec file and of the encoded event stream, shared
+ * by the writer (encode.c, seal.c, header.c) and the reader (reader.c).
+ * docs/FORMAT.md is the prose version of this file; keep them in step.
+ */
+#ifndef FREC_CORE_FORMAT_H
+#define FREC_CORE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <frec/snapshot.h>
+
+/* File header: magic, u32 version, u32 body length, body, u32 CRC32. */
+#define FILE_MAGIC		"\x89" "FREC\r\n\x1a"
+#define FILE_MAGIC_LEN		8
+#define FILE_PREFIX_LEN		16		/* magic + version + body length */
+#define FILE_BODY_MAX		65536		/* a longer body is not ours */
+
+/* Block header: magic, u32 flags, u32 comp_len, u32 raw_len, u32 payload
+ * CRC32, u32 CRC32 of the 24 bytes before it; then comp_len payload bytes. */
+#define BLOCK_MAGIC		"\xf7" "FRGEN\r\n"
+#define BLOCK_MAGIC_LEN		8
+#define BLOCK_HDR_LEN		28
+#define BLOCK_OFF_FLAGS		8
+#define BLOCK_OFF_COMP		12
+#define BLOCK_OFF_RAW		16
+#define BLOCK_OFF_PCRC		20
+#define BLOCK_OFF_HCRC		24
+#define BLOCK_COMP_DEFLATE	1		/* flags bits 0-7: raw DEFLATE (RFC 1951) */
+#define BLOCK_COMP_MASK		0xffu
+
+/* Limits the reader enforces before allocating; the writer stays below. */
+#define BLOCK_MAX_COMP		(256u << 20)
+#define BLOCK_MAX_RAW		(256u << 20)
+#define DEFLATE_MAX_RATIO	1032u		/* deflate cannot expand more than this */
+
+/* Encoded events (the last section of a block's payload). */
+#define EV_TYPE_MASK		0x0f		/* tag bits 0-3 */
+#define EV_CPU_SHIFT		4		/* tag bits 4-7: cpu, 15 = varint follows */
+#define EV_CPU_ESC		15
+
+#define INFO_T			0x01		/* every type: thread index follows */
+/* sched_switch */
+#define SW_PREV			0x02		/* prev thread index follows (else prev = thread) */
+#define SW_PREV_PRIO		0x04		/* zigzag prev_prio follows (else 120) */
+#define SW_NEXT_PRIO		0x08		/* zigzag next_prio follows (else 120) */
+#define SW_STATE_SHIFT		4		/* bits 4-7: prev_state code, 15 = varint */
+/* sched_waking, sched_wakeup, sched_wakeup_new */
+#define WK_WAKER		0x02		/* waker thread index follows (else waker = thread) */
+#define WK_PRIO			0x04		/* zigzag prio follows (else 120) */
+#define WK_CPU_SHIFT		4		/* bits 4-7: target_cpu, 15 = varint */
+/* sched_process_fork */
+#define FK_PARENT		0x02		/* parent thread index follows (else parent = thread) */
+/* sched_process_exit */
+#define EX_TGID			0x02		/* varint tgid follows (else the pid thread's tgid) */
+/* sched_migrate_task */
+#define MG_PRIO			0x04
+/* uprobe, uretprobe, usdt: bits 4-7 nargs */
+#define PR_NARGS_SHIFT		4
+/* lost: no thread at all (tid = tgid = 0) */
+#define LOST_NOTHREAD		0x02
+
+#define DEFAULT_PRIO		120
+#define STATE_ESC		15
+#define STATE_IDLE_CODE		14		/* TASK_IDLE = TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
+#define STATE_IDLE		0x402
+
+/* Largest encoded event: tag, cpu, ts, info, thread, probe id, 6 args, ret. */
+#define EV_MAX_BYTES		(1 + 5 + 10 + 1 + 5 + 5 + 6 * 10 + 10)
+
+/* prev_state code: 0 -> 0, c in 1..13 -> 1 << (c - 1), 14 -> TASK_IDLE. */
+static inline unsigned state_code(uint64_t s)
+{
+	if (s == 0)
+		return 0;
+	if (s == STATE_IDLE)
+		return STATE_IDLE_CODE;
+	if (!(s & (s - 1)) && s <= (1u << 12))
+		return (unsigned)__builtin_ctzll(s) + 1;
+	return STATE_ESC;
+}
+
+static inline uint64_t state_value(unsigned code)
+{
+	if (code == 0)
+		return 0;
+	if (code == STATE_IDLE_CODE)
+		return STATE_IDLE;
+	return 1ull << (code - 1);
+}
+
+/* The header body, both ways (header.c). encode returns the body length or
+ * -ENOSPC; decode returns 0 or -EBADMSG. */
+#define HEADER_MAX_BYTES	1024
+int header_encode(const struct frec_header *hdr, uint8_t *buf, size_t cap);
+int header_decode(const uint8_t *body, size_t len, struct frec_header *hdr);
+
+#endif /* FREC_CORE_FORMAT_H */

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The recorder API: construction and sizing, pushing records and events,
+ * the task and probe tables, ticks, seals and stats. The encoder is in
+ * encode.c, sealing in seal.c, the window and pins in window.c.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "recorder_int.h"
+
+#define NSEC_PER_SEC		1000000000ull
+#define DEF_MIN_AGE		(10 * NSEC_PER_SEC)
+#define DEF_MAX_BYTES		(64ull << 20)
+#define DEF_PERIOD		NSEC_PER_SEC
+#define DEF_CHUNK		(64u << 10)
+#define DEF_MAX_THREADS		65536
+#define DEF_MAX_PROCESSES	16384
+#define MIN_CHUNK		1024
+#define MAX_CHUNK		(16u << 20)
+#define MAX_TASKS		(1u << 22)
+#define MAX_TAIL_CHUNKS		64
+
+/* An option the caller's struct is big enough to hold and has set. */
+#define OPT(o, f, def) \
+	((o) && (o)->sz >= offsetof(struct frec_recorder_opts, f) + sizeof((o)->f) && (o)->f ? \
+	 (o)->f : (def))
+
+static void rec_destroy(struct frec_recorder *r)
+{
+	window_free_all(r);
+	if (r->zs_ready)
+		deflateEnd(&r->zs);
+	gen_free_tables(r);
+	pool_fini(&r->pool);
+	tasks_fini(&r->tasks);
+	procs_fini(&r->procs);
+	free(r->proc_list);
+	free(r->gen_slots);
+	free(r->exits);
+	free(r->probes);
+	free(r->probe_strs);
+	free(r->stage);
+	free(r);
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
+{
+	struct frec_recorder *r;
+	uint64_t chunk, nchunks, tails;
+	uint32_t max_threads, max_procs;
+	long ncpus_conf = sysconf(_SC_NPROCESSORS_CONF);
+	int err = -EINVAL;
+
+	if (o && o->sz < sizeof(o->sz)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->min_age_ns = OPT(o, min_age_ns, DEF_MIN_AGE);
+	r->max_bytes = OPT(o, max_bytes, DEF_MAX_BYTES);
+	r->period_ns = OPT(o, period_ns, DEF_PERIOD);
+	r->gen_max = OPT(o, gen_max_bytes, r->max_bytes / 8);
+	chunk = OPT(o, chunk_bytes, DEF_CHUNK);
+	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
+	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
+	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
+	if (r->gen_max > GEN_MAX_CAP)
+		r->gen_max = GEN_MAX_CAP;
+	if (r->gen_max < MIN_CHUNK)
+		r->gen_max = MIN_CHUNK;
+	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
+	    max_threads > MAX_TASKS || max_procs > MAX_TASKS)
+		goto err_out;
+
+	/* The pool's ceiling: the window, plus the open generation's raw
+	 * stream, plus the block being sealed, plus the unused tail of each
+	 * sealed generation's last chunk. */
+	tails = r->min_age_ns / r->period_ns + 2;
+	if (tails > MAX_TAIL_CHUNKS)
+		tails = MAX_TAIL_CHUNKS;
+	nchunks = div_up(r->max_bytes, chunk) + 2 * (div_up(r->gen_max, chunk) + 1) + tails;
+	if (nchunks >= UINT32_MAX / 2)
+		goto err_out;
+
+	err = -ENOMEM;
+	if (pool_init(&r->pool, (uint32_t)chunk, (uint32_t)nchunks) ||
+	    tasks_init(&r->tasks, max_threads) || procs_init(&r->procs, max_procs))
+		goto err_out;
+	r->proc_list = malloc(sizeof(*r->proc_list) * (max_procs + 1));
+	/* One slot per chunk: every sealed generation holds at least one. */
+	r->gen_slots = calloc(nchunks + 1, sizeof(*r->gen_slots));
+	r->exit_cap = max_threads;
+	r->exits = malloc(sizeof(*r->exits) * r->exit_cap);
+	r->stage = malloc(STAGE_BYTES);
+	if (!r->proc_list || !r->gen_slots || !r->exits || !r->stage)
+		goto err_out;
+	for (uint64_t i = 0; i <= nchunks; i++) {
+		r->gen_slots[i].newer = r->gen_free;
+		r->gen_free = &r->gen_slots[i];
+	}
+	/* The open generation may name every task the table can hold, plus
+	 * the duplicates pid reuse and a full table create. */
+	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64))
+		goto err_out;
+	if (deflateInit2(&r->zs, DEFLATE_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		goto err_out;
+	r->zs_ready = true;
+
+	r->next_seq = 1;
+	gen_reset(r, 0);
+	r->st.chunks_total = (uint32_t)nchunks;
+	r->st.pool_bytes = nchunks * chunk;
+	return r;
+
+err_out:
+	rec_destroy(r);
+	errno = -err;
+	return NULL;
+}
+
+void frec_recorder__free(struct frec_recorder *r)
+{
+	if (r)
+		rec_destroy(r);
+}
+
+static void forget_one(struct frec_recorder *r, uint32_t tid)
+{
+	struct task *t = tasks_find(&r->tasks, tid);
+	uint32_t tgid;
+
+	/* Not found, or seen alive again (set_thread, fork, pid reuse). */
+	if (!t || !(t->idx & TASK_EXITED))
+		return;
+	tgid = t->tgid;
+	tasks_remove(&r->tasks, tid);
+	if (tid == tgid)
+		procs_remove(&r->procs, tgid);
+}
+
+/* A generation names a thread at its first mention; the final switch away
+ * from an exiting task often lands in the next generation, so a task is
+ * forgotten only once a whole generation has passed since its exit. */
+void tasks_forget_exited(struct frec_recorder *r, uint64_t seq)
+{
+	while (r->exit_count && r->exits[r->exit_head].seq < seq) {
+		forget_one(r, r->exits[r->exit_head].tid);
+		r->exit_head = (r->exit_head + 1) % r->exit_cap;
+		r->exit_count--;
+	}
+}
+
+static void mark_exited(struct frec_recorder *r, uint32_t tid)
+{
+	struct task *t = tasks_find(&r->tasks, tid);
+	struct exit_ent *e;
+
+	if (!t || (t->idx & TASK_EXITED))
+		return;
+	t->idx |= TASK_EXITED;
+	if (r->exit_count == r->exit_cap) {
+		/* Full: forget the oldest exit now rather than lose track. */
+		forget_one(r, r->exits[r->exit_head].tid);
+		r->exit_head = (r->exit_head + 1) % r->exit_cap;
+		r->exit_count--;
+	}
+	e = &r->exits[(r->exit_head + r->exit_count) % r->exit_cap];
+	e->tid = tid;
+	e->seq = r->g.seq;
+	r->exit_count++;
+}
+
+/* Keep the task table current from names a record carries. */
+static void task_note(struct frec_recorder *r, uint32_t tid, uint32_t tgid, const char *comm)
+{
+	struct task *t;
+	bool inserted;
+
+	t = tasks_get(&r->tasks, tid, &inserted);
+	if (unlikely(!t))
+		return;
+	if (unlikely(t->tgid != tgid)) {
+		/* Another process now: pid reuse. The generation names it anew. */
+		t->tgid = tgid;
+		t->stamp = 0;
+		t->idx &= ~TASK_EXITED;
+	}
+	if (comm && unlikely(!comm_eq(t->comm, comm)))
+		comm_copy(t->comm, comm);
+}
+
+static void task_set_comm(struct frec_recorder *r, uint32_t tid, const char *comm)
+{
+	struct task *t = tasks_find(&r->tasks, tid);
+
+	if (t)
+		comm_copy(t->comm, comm ? comm : "");
+}
+
+static bool needs_strings(uint32_t type)
+{
+	return type == FREC_EV_PROCESS_EXEC || type == FREC_EV_TASK_RENAME;
+}
+
+static int push_ev(struct frec_recorder *r, const struct frec_event *ev)
+{
+	struct open_gen *g = &r->g;
+	uint32_t type = ev->type;
+
+	if (unlikely(type == FREC_EV_NONE || type >= FREC_EV__MAX ||
+		     (type >= FREC_EV_UPROBE && type <= FREC_EV_USDT &&
+		      ev->probe.nargs > FREC_MAX_PROBE_ARGS))) {
+		r->st.malformed++;
+		return -EINVAL;
+	}
+	if (unlikely(!g->open_ts))
+		g->open_ts = ev->ts ? ev->ts : 1;
+	/* Seal early when the generation is full (bytes, threads, strings). */
+	if (unlikely(gen_raw_bytes(g) >= r->gen_max ||
+		     g->nthreads + EV_MAX_THREADS > g->thread_cap ||
+		     (needs_strings(type) && (g->nstr + 2 > GEN_STR_MAX ||
+					      g->str_used + GEN_STR_ROOM > GEN_STR_ARENA))))
+		rec_seal(r, g->max_ts);
+	if (unlikely(g->pos > g->lim) && gen_new_chunk(r)) {
+		r->st.events_discarded++;
+		return -ENOSPC;
+	}
+	gen_encode(r, ev);
+
+	g->nevents++;
+	g->by_type[type]++;
+	if (ev->ts < g->min_ts)
+		g->min_ts = ev->ts;
+	if (ev->ts > g->max_ts)
+		g->max_ts = ev->ts;
+	r->st.events++;
+	r->st.events_by_type[type]++;
+
+	switch (type) {
+	case FREC_EV_PROCESS_EXEC:
+		task_set_comm(r, ev->exec.pid, ev->exec.comm);
+		break;
+	case FREC_EV_TASK_RENAME:
+		task_set_comm(r, ev->rename.pid, ev->rename.newcomm);
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		mark_exited(r, ev->exit.pid);
+		break;
+	case FREC_EV_LOST:
+		if (ev->cpu < r->ncpus)
+			g->drops[ev->cpu] += ev->lost.count;
+		g->lost += ev->lost.count;
+		r->st.lost += ev->lost.count;
+		break;
+	}
+	return 0;
+}
+
+int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
+{
+	struct frec_event ev;
+
+	if (unlikely(frec_record__decode(data, len, &ev))) {
+		r->st.malformed++;
+		return -EINVAL;
+	}
+	/* The record's names first, so that a thread's first mention in the
+	 * generation carries them. exec and rename change the name after the
+	 * event (push_ev), so the generation names the thread as it was. */
+	switch (ev.type) {
+	case FREC_EV_SCHED_SWITCH: {
+		const struct frec_rec_switch *s = data;
+
+		task_note(r, ev.sw.prev_pid, s->prev_tgid, s->prev_comm);
+		task_note(r, ev.sw.next_pid, s->next_tgid, s->next_comm);
+		break;
+	}
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW: {
+		const struct frec_rec_wake *w = data;
+
+		task_note(r, ev.wake.pid, w->tgid, w->comm);
+		break;
+	}
+	case FREC_EV_PROCESS_FORK: {
+		const struct frec_rec_fork *f = data;
+
+		task_note(r, ev.fork.parent_pid, f->parent_tgid, f->parent_comm);
+		task_note(r, ev.fork.child_pid, f->child_tgid, f->child_comm);
+		break;
+	}
+	case FREC_EV_PROCESS_EXIT: {
+		const struct frec_rec_exit *x = data;
+
+		task_note(r, ev.exit.pid, x->tgid, x->comm);
+		break;
+	}
+	case FREC_EV_TASK_RENAME: {
+		const struct frec_rec_rename *n = data;
+
+		task_note(r, ev.rename.pid, n->tgid, n->oldcomm);
+		break;
+	}
+	case FREC_EV_MIGRATE_TASK: {
+		const struct frec_rec_migrate *m = data;
+
+		task_note(r, ev.migrate.pid, m->tgid, m->comm);
+		break;
+	}
+	}
+	return push_ev(r, &ev);
+}
+
+int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *ev)
+{
+	return push_ev(r, ev);
+}
+
+int frec_recorder__add_lost(struct frec_recorder *r, __u32 cpu, __u64 count, __u64 ts)
+{
+	struct frec_event ev = {
+		.ts = ts,
+		.type = FREC_EV_LOST,
+		.cpu = cpu,
+		.lost.count = count,
+	};
+
+	return push_ev(r, &ev);
+}
+
+int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, const char *comm)
+{
+	struct task *t;
+	bool inserted;
+
+	t = tasks_get(&r->tasks, tid, &inserted);
+	if (!t)
+		return tid == TASK_EMPTY ? -EINVAL : -ENOSPC;
+	if (t->tgid != tgid) {
+		t->tgid = tgid;
+		t->stamp = 0;
+	}
+	t->idx &= ~TASK_EXITED;
+	comm_copy(t->comm, comm ? comm : "");
+	return 0;
+}
+
+int frec_recorder__set_cmdline(struct frec_recorder *r, __u32 tgid, const char *cmdline)
+{
+	return procs_set(&r->procs, tgid, cmdline ? cmdline : "");
+}
+
+static size_t str_size(const char *s)
+{
+	return (s ? strlen(s) : 0) + 1;
+}
+
+static char *str_put(char **pp, const char *s)
+{
+	char *d = *pp;
+	size_t n = str_size(s);
+
+	memcpy(d, s ? s : "", n);
+	*pp += n;
+	return d;
+}
+
+int frec_recorder__set_probes(struct frec_recorder *r, const struct frec_probe_info *probes,
+			      size_t n)
+{
+	struct probe_ent *ents;
+	size_t bytes = 0;
+	char *strs, *sp;
+
+	if (n > UINT32_MAX / 2 || (n && !probes))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		bytes += str_size(probes[i].name) + str_size(probes[i].path) +
+			 str_size(probes[i].func) + str_size(probes[i].build_id);
+	ents = calloc(n ? n : 1, sizeof(*ents));
+	strs = malloc(bytes ? bytes : 1);
+	if (!ents || !strs) {
+		free(ents);
+		free(strs);
+		return -ENOMEM;
+	}
+	sp = strs;
+	for (size_t i = 0; i < n; i++) {
+		int old = probe_find(r, probes[i].id);
+
+		ents[i].info = probes[i];
+		ents[i].info.name = str_put(&sp, probes[i].name);
+		ents[i].info.path = str_put(&sp, probes[i].path);
+		ents[i].info.func = str_put(&sp, probes[i].func);
+		ents[i].info.build_id = str_put(&sp, probes[i].build_id);
+		/* A probe the open generation already mentioned stays named. */
+		ents[i].stamp = old >= 0 ? r->probes[old].stamp : 0;
+	}
+	free(r->probes);
+	free(r->probe_strs);
+	r->probes = ents;
+	r->probe_strs = strs;
+	r->nprobes = (uint32_t)n;
+	memset(r->probe_by_id, 0, sizeof(r->probe_by_id));
+	for (size_t i = n; i-- > 0;)
+		if (probes[i].id < FREC_MAX_PROBES)
+			r->probe_by_id[probes[i].id] = (uint16_t)(i + 1);
+	return 0;
+}
+
+int frec_recorder__tick(struct frec_recorder *r, __u64 now)
+{
+	struct open_gen *g = &r->g;
+
+	if (!g->open_ts) {
+		g->open_ts = now;
+	} else if (now >= g->open_ts && now - g->open_ts >= r->period_ns) {
+		return rec_seal(r, now);
+	}
+	window_evict(r, now);
+	return 0;
+}
+
+int frec_recorder__seal(struct frec_recorder *r, __u64 now)
+{
+	return rec_seal(r, now);
+}
+
+void frec_recorder__stats(const struct frec_recorder *r, struct frec_recorder_stats *st)
+{
+	*st = r->st;
+	st->chunks_total = r->pool.nchunks;
+	st->chunks_in_use = r->pool.nchunks - r->pool.nfree;
+	st->window_start_ts = r->oldest ? r->oldest->start_ts : 0;
+	st->window_end_ts = r->newest ? r->newest->end_ts : 0;
+	st->open_bytes = gen_raw_bytes(&r->g);
+	st->open_events = r->g.nevents;
+	st->pool_bytes = (__u64)r->pool.nchunks * r->pool.chunk_bytes;
+}

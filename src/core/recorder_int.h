@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The recorder's insides, shared by recorder.c (the API), encode.c (the open
+ * generation), seal.c (generation -> block) and window.c (sealed
+ * generations, eviction, pins). Not installed.
+ */
+#ifndef FREC_CORE_RECORDER_INT_H
+#define FREC_CORE_RECORDER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <zlib.h>
+#include <frec/recorder.h>
+#include "format.h"
+#include "pool.h"
+#include "tasks.h"
+
+#define NO_THREAD	UINT32_MAX
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+/* Per-generation string table (exec filename and comm, rename newcomm).
+ * When it fills up the generation is sealed early. */
+#define GEN_STR_MAX		4096
+#define GEN_STR_SLOTS		8192
+#define GEN_STR_ARENA		(256u << 10)
+/* Room an event may need in the string table: exec adds two strings. */
+#define GEN_STR_ROOM		(FREC_FILENAME_LEN + FREC_COMM_LEN + 2)
+
+/* Threads one event may add to the generation's thread table. */
+#define EV_MAX_THREADS		4
+
+/* deflate level: 1 is the fastest, and the encoding is already compact. */
+#define DEFLATE_LEVEL		1
+
+/* Staging buffer for the tables on their way into deflate. */
+#define STAGE_BYTES		(16u << 10)
+
+/* Largest open generation we allow (raw bytes), so that a block stays well
+ * under the reader's limits whatever the window size. */
+#define GEN_MAX_CAP		(64ull << 20)
+
+struct gen_thread {
+	uint32_t tid;
+	uint32_t tgid;
+	char comm[FREC_COMM_LEN];
+};
+
+/* The generation being recorded. */
+struct open_gen {
+	uint64_t seq;
+	uint32_t stamp;		/* low bits of seq, never 0: tags tasks/procs/probes */
+	uint64_t open_ts;	/* when it opened (period start), 0 = not yet */
+	uint64_t prev_ts;	/* ts of the previous event (delta base) */
+	uint64_t min_ts, max_ts;
+	uint64_t nevents;
+	uint64_t by_type[FREC_EV__MAX];
+	uint64_t lost;
+
+	/* The raw event stream: a chain of pool chunks. An event is encoded in
+	 * place at cbase + pos, after checking that pos <= lim, i.e. that a
+	 * largest event fits: events never straddle chunks. */
+	uint32_t head, tail;
+	uint8_t *cbase;
+	uint32_t pos, lim;
+	uint64_t done_bytes;	/* bytes in the chunks before tail */
+
+	struct gen_thread *threads;
+	uint32_t nthreads, thread_cap;
+	uint32_t *cur;		/* per CPU: thread index of the running thread, NO_THREAD */
+	uint64_t *drops;	/* per CPU: records lost */
+
+	char *str_arena;
+	uint32_t str_used;
+	uint32_t nstr;
+	uint32_t *str_off, *str_len, *str_slot;
+	uint32_t *str_hash;	/* slot -> string index + 1, 0 = free */
+};
+
+/* A sealed generation: its block (header + DEFLATE payload) in a chunk chain. */
+struct sealed_gen {
+	uint64_t seq;
+	uint64_t start_ts, end_ts;
+	uint64_t nevents;
+	uint64_t lost;
+	uint64_t bytes;		/* block bytes, as in the file */
+	uint32_t head;		/* first chunk */
+	uint32_t nchunks;
+	uint32_t refs;		/* pins holding it */
+	bool in_window;
+	struct sealed_gen *older, *newer;	/* window list; newer links the free list */
+};
+
+struct probe_ent {
+	struct frec_probe_info info;
+	uint32_t stamp;		/* mentioned by the generation with this stamp */
+};
+
+struct exit_ent {
+	uint32_t tid;
+	uint64_t seq;		/* the generation that saw the exit */
+};
+
+struct frec_pin {
+	uint32_t ngens;
+	struct sealed_gen **gens;
+	uint32_t niov;
+	struct iovec *iov;	/* every block's chunks, in file order */
+	uint64_t events, lost, bytes;
+};
+
+struct frec_recorder {
+	uint64_t min_age_ns, max_bytes, period_ns, gen_max;
+	uint32_t ncpus;
+
+	struct pool pool;
+	struct task_table tasks;
+	struct proc_table procs;
+	struct proc **proc_list;	/* scratch for sealing, max_processes entries */
+	struct open_gen g;
+	uint64_t next_seq;
+
+	struct sealed_gen *gen_slots;	/* preallocated: one per chunk, plus one */
+	struct sealed_gen *gen_free;
+	struct sealed_gen *oldest, *newest;	/* the window */
+
+	struct exit_ent *exits;		/* tasks to forget once their generation is gone */
+	uint32_t exit_head, exit_count, exit_cap;
+
+	struct probe_ent *probes;
+	uint32_t nprobes;
+	char *probe_strs;
+	uint16_t probe_by_id[FREC_MAX_PROBES];	/* index + 1, for small ids */
+
+	z_stream zs;
+	bool zs_ready;
+	uint8_t *stage;
+
+	struct frec_recorder_stats st;
+};
+
+/* encode.c */
+int gen_alloc(struct frec_recorder *r, uint32_t thread_cap);
+void gen_free_tables(struct frec_recorder *r);
+void gen_reset(struct frec_recorder *r, uint64_t now);
+int gen_new_chunk(struct frec_recorder *r);
+int gen_encode(struct frec_recorder *r, const struct frec_event *ev);
+int probe_find(const struct frec_recorder *r, uint32_t id);
+
+static inline uint64_t gen_raw_bytes(const struct open_gen *g)
+{
+	return g->head == CHUNK_NONE ? 0 : g->done_bytes + g->pos;
+}
+
+/* recorder.c: forget tasks that exited before generation seq. */
+void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);
+
+/* seal.c */
+int rec_seal(struct frec_recorder *r, uint64_t now);
+
+/* window.c */
+uint32_t rec_chunk_get(struct frec_recorder *r);
+struct sealed_gen *window_slot_get(struct frec_recorder *r);
+void window_append(struct frec_recorder *r, struct sealed_gen *sg);
+void window_evict(struct frec_recorder *r, uint64_t now);
+void window_free_all(struct frec_recorder *r);
+
+#endif /* FREC_CORE_RECORDER_INT_H */

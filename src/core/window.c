@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The flight-recorder window: sealed generations, oldest to newest, each a
+ * ready-to-write block in a chunk chain; eviction by age and bytes; early
+ * eviction when the pool runs dry; pins that keep blocks alive while a
+ * snapshot is written.
+ *
+ * The window rule (Go's flight recorder; docs/FORMAT.md "Window"): walk from
+ * the newest sealed generation to the oldest. The newest is always kept. An
+ * older generation g is kept while both hold:
+ *   - age:   now - g.end_ts < min_age_ns (g still holds events younger than
+ *            min_age: dropping it would leave less than min_age of history);
+ *   - bytes: the kept generations' bytes plus g's bytes <= max_bytes.
+ * The first generation that fails either test is evicted with every older
+ * one. So the window covers at least min_age when max_bytes allows, and at
+ * most min_age plus one period; it exceeds max_bytes only when the newest
+ * generation alone does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include "recorder_int.h"
+
+struct sealed_gen *window_slot_get(struct frec_recorder *r)
+{
+	struct sealed_gen *sg = r->gen_free;
+
+	if (sg)
+		r->gen_free = sg->newer;
+	return sg;
+}
+
+static void slot_put(struct frec_recorder *r, struct sealed_gen *sg)
+{
+	sg->newer = r->gen_free;
+	r->gen_free = sg;
+}
+
+static void gen_release(struct frec_recorder *r, struct sealed_gen *sg)
+{
+	pool_put_chain(&r->pool, sg->head);
+	slot_put(r, sg);
+}
+
+void window_append(struct frec_recorder *r, struct sealed_gen *sg)
+{
+	sg->in_window = true;
+	sg->refs = 0;
+	sg->newer = NULL;
+	sg->older = r->newest;
+	if (r->newest)
+		r->newest->newer = sg;
+	else
+		r->oldest = sg;
+	r->newest = sg;
+	r->st.window_generations++;
+	r->st.window_bytes += sg->bytes;
+}
+
+/* Drop the oldest generation from the window; its chunks go back to the
+ * pool now, or at the last unpin. */
+static void evict_oldest(struct frec_recorder *r, bool early)
+{
+	struct sealed_gen *sg = r->oldest;
+
+	r->oldest = sg->newer;
+	if (r->oldest)
+		r->oldest->older = NULL;
+	else
+		r->newest = NULL;
+	sg->in_window = false;
+	r->st.window_generations--;
+	r->st.window_bytes -= sg->bytes;
+	r->st.generations_evicted++;
+	if (early)
+		r->st.early_evictions++;
+	if (!sg->refs)
+		gen_release(r, sg);
+}
+
+void window_evict(struct frec_recorder *r, uint64_t now)
+{
+	struct sealed_gen *sg, *keep;
+	uint64_t bytes;
+
+	if (!r->newest)
+		return;
+	keep = r->newest;
+	bytes = keep->bytes;
+	for (sg = keep->older; sg; sg = sg->older) {
+		bool young = now < sg->end_ts || now - sg->end_ts < r->min_age_ns;
+
+		if (!young || bytes + sg->bytes > r->max_bytes)
+			break;
+		bytes += sg->bytes;
+		keep = sg;
+	}
+	while (r->oldest != keep)
+		evict_oldest(r, false);
+}
+
+/*
+ * A chunk for the recorder. When the pool is dry (a miss), evict the oldest
+ * sealed generation early and retry, as long as that frees memory: a pinned
+ * generation frees nothing until its snapshot is done, so eviction stops at
+ * the first pinned one and the caller discards what it wanted to store.
+ */
+uint32_t rec_chunk_get(struct frec_recorder *r)
+{
+	uint32_t c = pool_get(&r->pool);
+
+	if (likely(c != CHUNK_NONE))
+		return c;
+	r->st.pool_misses++;
+	while (r->oldest && !r->oldest->refs) {
+		evict_oldest(r, true);
+		c = pool_get(&r->pool);
+		if (c != CHUNK_NONE)
+			return c;
+	}
+	return CHUNK_NONE;
+}
+
+void window_free_all(struct frec_recorder *r)
+{
+	while (r->oldest)
+		evict_oldest(r, false);
+}
+
+struct frec_pin *frec_recorder__pin(struct frec_recorder *r)
+{
+	struct frec_pin *pin;
+	struct sealed_gen *sg;
+	uint32_t ngens = 0, nchunks = 0, i = 0, k = 0;
+
+	for (sg = r->oldest; sg; sg = sg->newer) {
+		ngens++;
+		nchunks += sg->nchunks;
+	}
+	pin = calloc(1, sizeof(*pin));
+	if (!pin)
+		return NULL;
+	pin->gens = malloc(sizeof(*pin->gens) * (ngens ? ngens : 1));
+	pin->iov = malloc(sizeof(*pin->iov) * (nchunks ? nchunks : 1));
+	if (!pin->gens || !pin->iov) {
+		free(pin->gens);
+		free(pin->iov);
+		free(pin);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* The iovecs are built here, in the recorder's thread, so that the
+	 * writer thread never reads the pool's chain links. */
+	for (sg = r->oldest; sg; sg = sg->newer) {
+		sg->refs++;
+		pin->gens[i++] = sg;
+		pin->events += sg->nevents;
+		pin->lost += sg->lost;
+		pin->bytes += sg->bytes;
+		for (uint32_t c = sg->head; c != CHUNK_NONE; c = r->pool.next[c]) {
+			pin->iov[k].iov_base = pool_ptr(&r->pool, c);
+			pin->iov[k].iov_len = r->pool.used[c];
+			k++;
+		}
+	}
+	pin->ngens = ngens;
+	pin->niov = k;
+	return pin;
+}
+
+void frec_recorder__unpin(struct frec_recorder *r, struct frec_pin *pin)
+{
+	if (!pin)
+		return;
+	for (uint32_t i = 0; i < pin->ngens; i++) {
+		struct sealed_gen *sg = pin->gens[i];
+
+		if (!--sg->refs && !sg->in_window)
+			gen_release(r, sg);
+	}
+	free(pin->gens);
+	free(pin->iov);
+	free(pin);
+}
+
+__u64 frec_pin__events(const struct frec_pin *pin)
+{
+	return pin->events;
+}
+
+__u64 frec_pin__lost(const struct frec_pin *pin)
+{
+	return pin->lost;
+}
+
+__u64 frec_pin__bytes(const struct frec_pin *pin)
+{
+	return pin->bytes;
+}

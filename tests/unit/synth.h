@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Synthetic recordings for tests, built through the core library: ring
+ * records pushed into a recorder exactly as frecd pushes them, random event
+ * streams, snapshots of known content written to a temporary directory, and
+ * event comparison. Header-only (static functions), include it from any
+ * tests/unit/test_*.c; it needs only the core API and cmocka.
+ *
+ *   synth_tmpdir(dir)                 mkdtemp a directory, synth_rmdir() removes it
+ *   synth_recorder(ncpus)             a recorder with test-friendly options
+ *   synth_switch/_wake/_fork/_exec/_exit/_rename/_migrate/_probe(rec, ...)
+ *                                     push one ring record of that type
+ *   synth_write(rec, dir, name, now)  seal, pin, write dir/name, unpin
+ *   synth_known_snapshot(dir, name)   write the snapshot described below
+ *   synth_rand_event(st, ev)          a random event over a fixed thread set
+ *   synth_event_eq(a, b)              every field of the type, strings by value
+ *
+ * synth_known_snapshot() writes two generations on 2 CPUs. Generation 1
+ * (events at 1000000000 + n * 1000 ns, sealed at 1000010000):
+ *   cpu0 sched_switch  swapper/0 (0) -> worker (101, tgid 100), prev_state 0
+ *   cpu0 sched_waking  worker wakes helper (102, tgid 100) target_cpu 1
+ *   cpu1 sched_switch  swapper/1 (0) -> helper (102), prev_state 0
+ *   cpu0 sched_switch  worker -> swapper/0, prev_state 1 (S)
+ *   cpu1 uprobe        helper, probe 1 "uprobe:/bin/app:handle", args {7, 8}
+ *   cpu1 uretprobe     helper, probe 2 "uretprobe:/bin/app:handle", ret -5
+ *   cpu1 sched_process_fork  helper forks 103 (tgid 103, "child")
+ *   cpu1 sched_process_exec  103 execs "/bin/true" (comm "true")
+ * Generation 2 (events at 1001000000 + n * 1000, sealed at 1001010000):
+ *   cpu0 sched_switch  swapper/0 -> true (103), prev_state 0
+ *   cpu0 task_rename   103 -> "renamed"
+ *   cpu0 sched_process_exit  103 (tgid 103)
+ *   frec_recorder__add_lost(cpu 1, 3 records)
+ * Process 100 has cmdline "app --serve". Header reason "synth".
+ */
+#ifndef FREC_TEST_SYNTH_H
+#define FREC_TEST_SYNTH_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <frec/recorder.h>
+#include <frec/snapshot.h>
+
+#define SYNTH_KNOWN_EVENTS	12
+#define SYNTH_KNOWN_GENS	2
+
+static inline int synth_tmpdir(char dir[64])
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(dir, 64, "%s/frec-test.XXXXXX", base && strlen(base) < 40 ? base : "/tmp");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static inline void synth_rmdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* min_age 10 s, max_bytes 1 MiB, period 1 s, 4 KiB chunks. */
+static inline struct frec_recorder *synth_recorder(unsigned ncpus)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o),
+		.max_bytes = 1 << 20,
+		.chunk_bytes = 4096,
+		.ncpus = ncpus,
+		.max_threads = 4096,
+		.max_processes = 1024,
+	};
+
+	return frec_recorder__new(&o);
+}
+
+static inline void synth_hdr(struct frec_rec_hdr *h, __u64 ts, __u32 cpu, __u32 tid, __u32 tgid,
+			     __u16 type, __u32 size)
+{
+	h->ts = ts;
+	h->cpu = (__u16)cpu;
+	h->tid = tid;
+	h->tgid = tgid;
+	h->type = type;
+	h->size = size;
+}
+
+static inline void synth_comm(char *dst, const char *src)
+{
+	memset(dst, 0, FREC_COMM_LEN);
+	strncpy(dst, src, FREC_COMM_LEN - 1);
+}
+
+static inline int synth_switch(struct frec_recorder *rec, __u64 ts, __u32 cpu,
+			       __u32 prev, __u32 prev_tgid, const char *prev_comm, __u64 prev_state,
+			       __u32 next, __u32 next_tgid, const char *next_comm)
+{
+	struct frec_rec_switch r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, prev, prev_tgid, FREC_EV_SCHED_SWITCH, sizeof(r));
+	r.prev_pid = prev;
+	r.prev_tgid = prev_tgid;
+	r.next_pid = next;
+	r.next_tgid = next_tgid;
+	r.prev_prio = 120;
+	r.next_prio = 120;
+	r.prev_state = prev_state;
+	synth_comm(r.prev_comm, prev_comm);
+	synth_comm(r.next_comm, next_comm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+/* type: FREC_EV_SCHED_WAKING, _WAKEUP or _WAKEUP_NEW; the waker is tid. */
+static inline int synth_wake(struct frec_recorder *rec, __u16 type, __u64 ts, __u32 cpu,
+			     __u32 tid, __u32 tgid, __u32 pid, __u32 pid_tgid, const char *comm,
+			     __u32 target_cpu)
+{
+	struct frec_rec_wake r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, tid, tgid, type, sizeof(r));
+	r.pid = pid;
+	r.tgid = pid_tgid;
+	r.prio = 120;
+	r.target_cpu = (__s32)target_cpu;
+	synth_comm(r.comm, comm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_fork(struct frec_recorder *rec, __u64 ts, __u32 cpu,
+			     __u32 parent, __u32 parent_tgid, const char *parent_comm,
+			     __u32 child, __u32 child_tgid, const char *child_comm)
+{
+	struct frec_rec_fork r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, parent, parent_tgid, FREC_EV_PROCESS_FORK, sizeof(r));
+	r.parent_pid = parent;
+	r.parent_tgid = parent_tgid;
+	r.child_pid = child;
+	r.child_tgid = child_tgid;
+	synth_comm(r.parent_comm, parent_comm);
+	synth_comm(r.child_comm, child_comm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_exec(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 pid,
+			     __u32 old_pid, const char *comm, const char *filename)
+{
+	struct frec_rec_exec r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, pid, pid, FREC_EV_PROCESS_EXEC, sizeof(r));
+	r.pid = pid;
+	r.old_pid = old_pid;
+	synth_comm(r.comm, comm);
+	strncpy(r.filename, filename, FREC_FILENAME_LEN - 1);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_exit(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 pid,
+			     __u32 tgid, const char *comm)
+{
+	struct frec_rec_exit r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, pid, tgid, FREC_EV_PROCESS_EXIT, sizeof(r));
+	r.pid = pid;
+	r.tgid = tgid;
+	r.prio = 120;
+	synth_comm(r.comm, comm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_rename(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 pid,
+			       __u32 tgid, const char *oldcomm, const char *newcomm)
+{
+	struct frec_rec_rename r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, pid, tgid, FREC_EV_TASK_RENAME, sizeof(r));
+	r.pid = pid;
+	r.tgid = tgid;
+	synth_comm(r.oldcomm, oldcomm);
+	synth_comm(r.newcomm, newcomm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_migrate(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 tid,
+				__u32 tgid, __u32 pid, __u32 pid_tgid, const char *comm,
+				__u32 orig_cpu, __u32 dest_cpu)
+{
+	struct frec_rec_migrate r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, tid, tgid, FREC_EV_MIGRATE_TASK, sizeof(r));
+	r.pid = pid;
+	r.tgid = pid_tgid;
+	r.prio = 120;
+	r.orig_cpu = orig_cpu;
+	r.dest_cpu = dest_cpu;
+	synth_comm(r.comm, comm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+/* type: FREC_EV_UPROBE, _URETPROBE or _USDT. */
+static inline int synth_probe(struct frec_recorder *rec, __u16 type, __u64 ts, __u32 cpu,
+			      __u32 tid, __u32 tgid, __u32 probe_id, __u32 nargs,
+			      const __u64 *args, __s64 ret)
+{
+	struct frec_rec_probe r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, tid, tgid, type, sizeof(r));
+	r.probe_id = probe_id;
+	r.nargs = nargs;
+	for (__u32 i = 0; i < nargs && i < FREC_MAX_PROBE_ARGS; i++)
+		r.args[i] = args[i];
+	r.ret = ret;
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+/* Seal at now, pin, write dir/name (reason "synth"), unpin: 0 or -errno. */
+static inline int synth_write(struct frec_recorder *rec, const char *dir, const char *name,
+			      __u64 now)
+{
+	struct frec_header hdr;
+	struct frec_pin *pin;
+	int dfd, err;
+
+	frec_recorder__seal(rec, now);
+	frec_header__init(&hdr);
+	snprintf(hdr.reason, sizeof(hdr.reason), "synth");
+	pin = frec_recorder__pin(rec);
+	if (!pin)
+		return -1;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = frec_snapshot__write(dfd, name, &hdr, pin);
+	close(dfd);
+	frec_recorder__unpin(rec, pin);
+	return err;
+}
+
+static inline int synth_known_snapshot(const char *dir, const char *name)
+{
+	static const struct frec_probe_info probes[] = {
+		{ .id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/bin/app:handle",
+		  .path = "/bin/app", .func = "handle", .build_id = "", .nargs = 2 },
+		{ .id = 2, .kind = FREC_PROBE_URETPROBE, .name = "uretprobe:/bin/app:handle",
+		  .path = "/bin/app", .func = "handle", .build_id = "" },
+	};
+	static const __u64 args[2] = { 7, 8 };
+	struct frec_recorder *rec = synth_recorder(2);
+	__u64 t = 1000000000;
+	int err;
+
+	if (!rec)
+		return -1;
+	frec_recorder__set_probes(rec, probes, 2);
+	frec_recorder__set_cmdline(rec, 100, "app --serve");
+	frec_recorder__tick(rec, t);
+	synth_switch(rec, t + 0, 0, 0, 0, "swapper/0", 0, 101, 100, "worker");
+	synth_wake(rec, FREC_EV_SCHED_WAKING, t + 1000, 0, 101, 100, 102, 100, "helper", 1);
+	synth_switch(rec, t + 2000, 1, 0, 0, "swapper/1", 0, 102, 100, "helper");
+	synth_switch(rec, t + 3000, 0, 101, 100, "worker", 1, 0, 0, "swapper/0");
+	synth_probe(rec, FREC_EV_UPROBE, t + 4000, 1, 102, 100, 1, 2, args, 0);
+	synth_probe(rec, FREC_EV_URETPROBE, t + 5000, 1, 102, 100, 2, 0, NULL, -5);
+	synth_fork(rec, t + 6000, 1, 102, 100, "helper", 103, 103, "child");
+	synth_exec(rec, t + 7000, 1, 103, 103, "true", "/bin/true");
+	frec_recorder__seal(rec, t + 10000);
+	t = 1001000000;
+	synth_switch(rec, t + 0, 0, 0, 0, "swapper/0", 0, 103, 103, "true");
+	synth_rename(rec, t + 1000, 0, 103, 103, "true", "renamed");
+	synth_exit(rec, t + 2000, 0, 103, 103, "renamed");
+	frec_recorder__add_lost(rec, 1, 3, t + 3000);
+	err = synth_write(rec, dir, name, t + 10000);
+	frec_recorder__free(rec);
+	return err;
+}
+
+/* --- random streams ------------------------------------------------------- */
+
+#define SYNTH_NTHREADS 40
+
+struct synth_rand {
+	__u64 x;		/* xorshift state, nonzero */
+	__u64 ts;
+	unsigned ncpus;		/* events use CPUs up to ncpus + 5 */
+	char strs[4][FREC_FILENAME_LEN];
+	unsigned nstr;
+};
+
+static inline __u64 synth_next(struct synth_rand *s)
+{
+	s->x ^= s->x << 13;
+	s->x ^= s->x >> 7;
+	s->x ^= s->x << 17;
+	return s->x;
+}
+
+static inline __u32 synth_below(struct synth_rand *s, __u32 n)
+{
+	return (__u32)(synth_next(s) % n);
+}
+
+static inline __u32 synth_tid(unsigned i)
+{
+	return i ? 1000 + i : 0;
+}
+
+static inline __u32 synth_tgid(unsigned i)
+{
+	return i ? 1000 + (i & ~3u) + 1 : 0;
+}
+
+/* Tell the recorder every thread of the random set (push_event needs it). */
+static inline void synth_rand_threads(struct frec_recorder *rec)
+{
+	char comm[16];
+
+	for (unsigned i = 0; i < SYNTH_NTHREADS; i++) {
+		snprintf(comm, sizeof(comm), "thread-%u", i);
+		frec_recorder__set_thread(rec, synth_tid(i), synth_tgid(i), comm);
+	}
+}
+
+static inline const char *synth_rand_str(struct synth_rand *s, size_t max)
+{
+	char *d = s->strs[s->nstr++ & 3];
+	size_t n = synth_below(s, 4) ? synth_below(s, 20) : synth_below(s, (__u32)max + 1);
+
+	if (n > max)
+		n = max;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = (char)('a' + synth_below(s, 26));
+	d[n] = '\0';
+	return d;
+}
+
+static inline __s32 synth_rand_prio(struct synth_rand *s)
+{
+	switch (synth_below(s, 4)) {
+	case 0:
+		return (__s32)synth_next(s);
+	case 1:
+		return (__s32)synth_below(s, 140);
+	default:
+		return 120;
+	}
+}
+
+static inline __u64 synth_rand_u64(struct synth_rand *s)
+{
+	return synth_next(s) >> synth_below(s, 64);
+}
+
+/* A random event of any kind, with every field the encoding keeps set. */
+static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
+{
+	unsigned ti = synth_below(s, SYNTH_NTHREADS);
+
+	memset(ev, 0, sizeof(*ev));
+	/* Mostly forward, sometimes backward: ring order is not time order. */
+	s->ts += synth_below(s, 5000);
+	ev->ts = s->ts - synth_below(s, 8) * 100;
+	ev->type = 1 + synth_below(s, FREC_EV__MAX - 1);
+	ev->cpu = synth_below(s, 8) ? synth_below(s, s->ncpus) : synth_below(s, s->ncpus + 5);
+	ev->tid = synth_tid(ti);
+	ev->tgid = synth_tgid(ti);
+	switch (ev->type) {
+	case FREC_EV_SCHED_SWITCH:
+		ev->sw.prev_pid = synth_below(s, 10) ? ev->tid : synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->sw.next_pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->sw.prev_prio = synth_rand_prio(s);
+		ev->sw.next_prio = synth_rand_prio(s);
+		switch (synth_below(s, 5)) {
+		case 0: ev->sw.prev_state = 0; break;
+		case 1: ev->sw.prev_state = 1; break;
+		case 2: ev->sw.prev_state = 0x402; break;
+		case 3: ev->sw.prev_state = 1ull << synth_below(s, 16); break;
+		default: ev->sw.prev_state = synth_rand_u64(s); break;
+		}
+		break;
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW:
+		ev->wake.pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->wake.prio = synth_rand_prio(s);
+		ev->wake.target_cpu = synth_below(s, 4) ? synth_below(s, 16) : (__u32)synth_next(s);
+		ev->wake.waker = synth_below(s, 10) ? ev->tid : synth_tid(synth_below(s, SYNTH_NTHREADS));
+		break;
+	case FREC_EV_PROCESS_FORK:
+		ev->fork.parent_pid = synth_below(s, 10) ? ev->tid : synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->fork.child_pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
+		break;
+	case FREC_EV_PROCESS_EXEC:
+		ev->exec.pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->exec.old_pid = synth_below(s, 2) ? ev->exec.pid : (__u32)synth_next(s);
+		ev->exec.filename = synth_rand_str(s, FREC_FILENAME_LEN - 1);
+		ev->exec.comm = synth_rand_str(s, FREC_COMM_LEN - 1);
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		ti = synth_below(s, SYNTH_NTHREADS);
+		ev->exit.pid = synth_tid(ti);
+		ev->exit.tgid = synth_below(s, 8) ? synth_tgid(ti) : (__u32)synth_next(s);
+		break;
+	case FREC_EV_TASK_RENAME:
+		ev->rename.pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->rename.newcomm = synth_rand_str(s, FREC_COMM_LEN - 1);
+		break;
+	case FREC_EV_MIGRATE_TASK:
+		ev->migrate.pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
+		ev->migrate.prio = synth_rand_prio(s);
+		ev->migrate.orig_cpu = (__u32)synth_rand_u64(s);
+		ev->migrate.dest_cpu = (__u32)synth_rand_u64(s);
+		break;
+	case FREC_EV_UPROBE:
+	case FREC_EV_URETPROBE:
+	case FREC_EV_USDT:
+		ev->probe.probe_id = synth_below(s, 4) ? 1 + synth_below(s, 8) : (__u32)synth_next(s);
+		ev->probe.nargs = synth_below(s, FREC_MAX_PROBE_ARGS + 1);
+		for (__u32 i = 0; i < ev->probe.nargs; i++)
+			ev->probe.args[i] = synth_rand_u64(s);
+		if (ev->type == FREC_EV_URETPROBE)
+			ev->probe.ret = (__s64)synth_rand_u64(s) * (synth_below(s, 2) ? 1 : -1);
+		break;
+	case FREC_EV_LOST:
+		if (synth_below(s, 2))
+			ev->tid = ev->tgid = 0;
+		ev->lost.count = synth_rand_u64(s);
+		break;
+	}
+}
+
+static inline int synth_streq(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Equal in every field the type defines. */
+static inline int synth_event_eq(const struct frec_event *a, const struct frec_event *b)
+{
+	if (a->ts != b->ts || a->type != b->type || a->cpu != b->cpu || a->tid != b->tid ||
+	    a->tgid != b->tgid)
+		return 0;
+	switch (a->type) {
+	case FREC_EV_SCHED_SWITCH:
+		return a->sw.prev_pid == b->sw.prev_pid && a->sw.next_pid == b->sw.next_pid &&
+		       a->sw.prev_prio == b->sw.prev_prio && a->sw.next_prio == b->sw.next_prio &&
+		       a->sw.prev_state == b->sw.prev_state;
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW:
+		return a->wake.pid == b->wake.pid && a->wake.prio == b->wake.prio &&
+		       a->wake.target_cpu == b->wake.target_cpu && a->wake.waker == b->wake.waker;
+	case FREC_EV_PROCESS_FORK:
+		return a->fork.parent_pid == b->fork.parent_pid &&
+		       a->fork.child_pid == b->fork.child_pid;
+	case FREC_EV_PROCESS_EXEC:
+		return a->exec.pid == b->exec.pid && a->exec.old_pid == b->exec.old_pid &&
+		       synth_streq(a->exec.filename, b->exec.filename) &&
+		       synth_streq(a->exec.comm, b->exec.comm);
+	case FREC_EV_PROCESS_EXIT:
+		return a->exit.pid == b->exit.pid && a->exit.tgid == b->exit.tgid;
+	case FREC_EV_TASK_RENAME:
+		return a->rename.pid == b->rename.pid &&
+		       synth_streq(a->rename.newcomm, b->rename.newcomm);
+	case FREC_EV_MIGRATE_TASK:
+		return a->migrate.pid == b->migrate.pid && a->migrate.prio == b->migrate.prio &&
+		       a->migrate.orig_cpu == b->migrate.orig_cpu &&
+		       a->migrate.dest_cpu == b->migrate.dest_cpu;
+	case FREC_EV_UPROBE:
+	case FREC_EV_URETPROBE:
+	case FREC_EV_USDT:
+		return a->probe.probe_id == b->probe.probe_id && a->probe.nargs == b->probe.nargs &&
+		       !memcmp(a->probe.args, b->probe.args, sizeof(a->probe.args)) &&
+		       a->probe.ret == b->probe.ret;
+	case FREC_EV_LOST:
+		return a->lost.count == b->lost.count;
+	}
+	return 0;
+}
+
+#endif /* FREC_TEST_SYNTH_H */

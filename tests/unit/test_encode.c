@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The encoder round trip: random streams of every kind of event, pushed as
+ * decoded events and as ring records, sealed into several generations,
+ * written to a file and read back must give every field of every event
+ * back, in order. Also record decoding and type names.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <cmocka.h>
+#include "synth.h"
+
+struct saved {
+	struct frec_event ev;
+	char s1[FREC_FILENAME_LEN], s2[FREC_FILENAME_LEN];
+};
+
+/* Keep a copy of ev whose strings outlive the generator's buffers. */
+static void save(struct saved *sv, const struct frec_event *ev)
+{
+	sv->ev = *ev;
+	if (ev->type == FREC_EV_PROCESS_EXEC) {
+		snprintf(sv->s1, sizeof(sv->s1), "%s", ev->exec.filename);
+		snprintf(sv->s2, sizeof(sv->s2), "%s", ev->exec.comm);
+		sv->ev.exec.filename = sv->s1;
+		sv->ev.exec.comm = sv->s2;
+	} else if (ev->type == FREC_EV_TASK_RENAME) {
+		snprintf(sv->s1, sizeof(sv->s1), "%s", ev->rename.newcomm);
+		sv->ev.rename.newcomm = sv->s1;
+	}
+}
+
+/* Read dir/name and compare with want[0..n), in order; returns generations. */
+static unsigned read_compare(const char *dir, const char *name, const struct saved *want, size_t n)
+{
+	char path[256];
+	struct frec_reader *r;
+	struct frec_gen *g;
+	struct frec_event ev;
+	size_t i = 0;
+	unsigned gens = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(frec_reader__open(path, &r), 0);
+	assert_string_equal(frec_reader__header(r)->reason, "synth");
+	while ((rc = frec_reader__next_gen(r, &g)) == 1) {
+		__u64 in_gen = 0;
+
+		gens++;
+		while ((rc = frec_gen__next_event(g, &ev)) == 1) {
+			assert_true(i < n);
+			if (!synth_event_eq(&ev, &want[i].ev))
+				fail_msg("event %zu (type %u ts %llu) differs", i, want[i].ev.type,
+					 (unsigned long long)want[i].ev.ts);
+			/* Every thread an event names is in the generation's table. */
+			assert_non_null(frec_gen__thread(g, ev.tid));
+			i++;
+			in_gen++;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(in_gen, frec_gen__info(g)->nevents);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(i, n);
+	assert_int_equal(frec_reader__damaged(r), 0);
+	frec_reader__free(r);
+	return gens;
+}
+
+static struct frec_recorder *rand_recorder(void)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o),
+		.max_bytes = 8 << 20,
+		.gen_max_bytes = 16 << 10,
+		.chunk_bytes = 4096,
+		.ncpus = 20,
+		.max_threads = 1024,
+		.max_processes = 256,
+	};
+	struct frec_recorder *rec = frec_recorder__new(&o);
+
+	assert_non_null(rec);
+	return rec;
+}
+
+#define NRAND 30000
+
+static void test_roundtrip_events(void **state)
+{
+	struct synth_rand s = { .x = 0x9e3779b97f4a7c15ull, .ts = 1000000000, .ncpus = 20 };
+	struct saved *want = calloc(NRAND, sizeof(*want));
+	struct frec_recorder *rec = rand_recorder();
+	struct frec_recorder_stats st;
+	struct frec_event ev;
+	char dir[64];
+	unsigned gens;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	synth_rand_threads(rec);
+	for (size_t i = 0; i < NRAND; i++) {
+		synth_rand_event(&s, &ev);
+		save(&want[i], &ev);
+		assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+		if (i % 5000 == 4999)	/* some generations end by seal, others by size */
+			assert_int_equal(frec_recorder__seal(rec, s.ts), 1);
+	}
+	assert_int_equal(synth_write(rec, dir, "r.frec", s.ts), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.events, NRAND);
+	assert_int_equal(st.events_discarded, 0);
+	assert_int_equal(st.generations_evicted, 0);
+	gens = read_compare(dir, "r.frec", want, NRAND);
+	assert_int_equal(gens, st.generations_sealed);
+	assert_true(gens > 6);	/* 6 explicit seals plus the size limit */
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+	free(want);
+}
+
+/* A ring record carrying ev (and names from the random thread set). */
+static size_t to_record(const struct frec_event *ev, void *buf)
+{
+	struct frec_rec_hdr h = {
+		.ts = ev->ts, .tid = ev->tid, .tgid = ev->tgid,
+		.type = (__u16)ev->type, .cpu = (__u16)ev->cpu,
+	};
+	size_t n = 0;
+
+	memset(buf, 0xa5, 512);		/* garbage where the BPF side leaves garbage */
+	switch (ev->type) {
+	case FREC_EV_SCHED_SWITCH: {
+		struct frec_rec_switch *r = buf;
+
+		n = sizeof(*r);
+		r->prev_pid = ev->sw.prev_pid;
+		r->prev_tgid = ev->sw.prev_pid == ev->tid ? ev->tgid : r->prev_pid;
+		r->next_pid = ev->sw.next_pid;
+		r->next_tgid = ev->sw.next_pid % 7;
+		r->prev_prio = ev->sw.prev_prio;
+		r->next_prio = ev->sw.next_prio;
+		r->prev_state = ev->sw.prev_state;
+		snprintf(r->prev_comm, FREC_COMM_LEN, "p%u", r->prev_pid);
+		snprintf(r->next_comm, FREC_COMM_LEN, "n%u", r->next_pid);
+		break;
+	}
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW: {
+		struct frec_rec_wake *r = buf;
+
+		n = sizeof(*r);
+		r->pid = ev->wake.pid;
+		r->tgid = ev->wake.pid & ~3u;
+		r->prio = ev->wake.prio;
+		r->target_cpu = (__s32)ev->wake.target_cpu;
+		snprintf(r->comm, FREC_COMM_LEN, "w%u", r->pid);
+		break;
+	}
+	case FREC_EV_PROCESS_FORK: {
+		struct frec_rec_fork *r = buf;
+
+		n = sizeof(*r);
+		r->parent_pid = ev->fork.parent_pid;
+		r->parent_tgid = ev->tgid;
+		r->child_pid = ev->fork.child_pid;
+		r->child_tgid = ev->fork.child_pid;
+		snprintf(r->parent_comm, FREC_COMM_LEN, "parent");
+		snprintf(r->child_comm, FREC_COMM_LEN, "child");
+		break;
+	}
+	case FREC_EV_PROCESS_EXEC: {
+		struct frec_rec_exec *r = buf;
+
+		n = sizeof(*r);
+		r->pid = ev->exec.pid;
+		r->old_pid = ev->exec.old_pid;
+		snprintf(r->comm, FREC_COMM_LEN, "%s", ev->exec.comm);
+		snprintf(r->filename, FREC_FILENAME_LEN, "%s", ev->exec.filename);
+		break;
+	}
+	case FREC_EV_PROCESS_EXIT: {
+		struct frec_rec_exit *r = buf;
+
+		n = sizeof(*r);
+		r->pid = ev->exit.pid;
+		r->tgid = ev->exit.tgid;
+		r->prio = 120;
+		snprintf(r->comm, FREC_COMM_LEN, "x");
+		break;
+	}
+	case FREC_EV_TASK_RENAME: {
+		struct frec_rec_rename *r = buf;
+
+		n = sizeof(*r);
+		r->pid = ev->rename.pid;
+		r->tgid = ev->tgid;
+		snprintf(r->oldcomm, FREC_COMM_LEN, "old");
+		snprintf(r->newcomm, FREC_COMM_LEN, "%s", ev->rename.newcomm);
+		break;
+	}
+	case FREC_EV_MIGRATE_TASK: {
+		struct frec_rec_migrate *r = buf;
+
+		n = sizeof(*r);
+		r->pid = ev->migrate.pid;
+		r->tgid = ev->migrate.pid;
+		r->prio = ev->migrate.prio;
+		r->orig_cpu = ev->migrate.orig_cpu;
+		r->dest_cpu = ev->migrate.dest_cpu;
+		snprintf(r->comm, FREC_COMM_LEN, "m");
+		break;
+	}
+	case FREC_EV_UPROBE:
+	case FREC_EV_URETPROBE:
+	case FREC_EV_USDT: {
+		struct frec_rec_probe *r = buf;
+
+		n = sizeof(*r);
+		r->probe_id = ev->probe.probe_id;
+		r->nargs = ev->probe.nargs;
+		memcpy(r->args, ev->probe.args, sizeof(r->args));
+		r->ret = ev->probe.ret;
+		break;
+	}
+	default:
+		return 0;
+	}
+	h.size = (__u32)n;
+	memcpy(buf, &h, sizeof(h));
+	return n;
+}
+
+static void test_roundtrip_records(void **state)
+{
+	struct synth_rand s = { .x = 12345, .ts = 5000000000, .ncpus = 20 };
+	struct saved *want = calloc(NRAND, sizeof(*want));
+	struct frec_recorder *rec = rand_recorder();
+	_Alignas(8) unsigned char buf[512];
+	struct frec_event ev, dec;
+	size_t n = 0;
+	char dir[64];
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	while (n < NRAND) {
+		size_t len;
+
+		synth_rand_event(&s, &ev);
+		len = to_record(&ev, buf);
+		if (!len) {	/* lost: no ring record */
+			assert_int_equal(frec_recorder__add_lost(rec, ev.cpu, ev.lost.count, ev.ts), 0);
+			ev.tid = ev.tgid = 0;
+			save(&want[n++], &ev);
+			continue;
+		}
+		assert_int_equal(frec_record__decode(buf, len, &dec), 0);
+		save(&want[n++], &dec);
+		assert_int_equal(frec_recorder__push(rec, buf, len), 0);
+	}
+	assert_int_equal(synth_write(rec, dir, "r.frec", s.ts), 0);
+	read_compare(dir, "r.frec", want, NRAND);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+	free(want);
+}
+
+static void test_decode(void **state)
+{
+	struct frec_rec_switch sw = { .h = { .ts = 5, .tid = 7, .tgid = 8, .cpu = 3,
+					     .type = FREC_EV_SCHED_SWITCH, .size = sizeof(sw) },
+				      .prev_pid = 7, .next_pid = 9, .prev_prio = 100,
+				      .next_prio = 120, .prev_state = 2 };
+	struct frec_rec_probe pr = { .h = { .type = FREC_EV_UPROBE, .size = sizeof(pr) },
+				     .probe_id = 4, .nargs = 2, .args = { 1, 2, 3, 4, 5, 6 } };
+	struct frec_rec_hdr h = { .type = FREC_EV_LOST };
+	struct frec_event ev;
+
+	assert_int_equal(frec_record__decode(&sw, sizeof(sw), &ev), 0);
+	assert_int_equal(ev.ts, 5);
+	assert_int_equal(ev.cpu, 3);
+	assert_int_equal(ev.tid, 7);
+	assert_int_equal(ev.tgid, 8);
+	assert_int_equal(ev.sw.prev_pid, 7);
+	assert_int_equal(ev.sw.next_pid, 9);
+	assert_int_equal(ev.sw.prev_prio, 100);
+	assert_int_equal(ev.sw.prev_state, 2);
+	assert_int_equal(frec_record__decode(&sw, sizeof(sw) - 1, &ev), -EINVAL);
+	assert_int_equal(frec_record__decode(&sw, 4, &ev), -EINVAL);
+	assert_int_equal(frec_record__decode(&h, sizeof(h), &ev), -EINVAL);
+	h.type = FREC_EV__MAX;
+	assert_int_equal(frec_record__decode(&h, sizeof(h), &ev), -EINVAL);
+	/* Unused argument slots come out as 0. */
+	assert_int_equal(frec_record__decode(&pr, sizeof(pr), &ev), 0);
+	assert_int_equal(ev.probe.nargs, 2);
+	assert_int_equal(ev.probe.args[1], 2);
+	assert_int_equal(ev.probe.args[2], 0);
+	pr.nargs = 7;
+	assert_int_equal(frec_record__decode(&pr, sizeof(pr), &ev), -EINVAL);
+}
+
+static void test_type_names(void **state)
+{
+	assert_string_equal(frec_type__name(FREC_EV_SCHED_SWITCH), "sched_switch");
+	assert_string_equal(frec_type__name(FREC_EV_SCHED_WAKING), "sched_waking");
+	assert_string_equal(frec_type__name(FREC_EV_SCHED_WAKEUP_NEW), "sched_wakeup_new");
+	assert_string_equal(frec_type__name(FREC_EV_PROCESS_FORK), "sched_process_fork");
+	assert_string_equal(frec_type__name(FREC_EV_TASK_RENAME), "task_rename");
+	assert_string_equal(frec_type__name(FREC_EV_MIGRATE_TASK), "sched_migrate_task");
+	assert_string_equal(frec_type__name(FREC_EV_URETPROBE), "uretprobe");
+	assert_string_equal(frec_type__name(FREC_EV_USDT), "usdt");
+	assert_string_equal(frec_type__name(FREC_EV_LOST), "lost");
+	assert_null(frec_type__name(FREC_EV_NONE));
+	assert_null(frec_type__name(FREC_EV__MAX));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_roundtrip_events),
+		cmocka_unit_test(test_roundtrip_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
