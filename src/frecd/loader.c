@@ -48,7 +48,7 @@ static int privileges_error(char *err, size_t errlen)
 
 	if (geteuid() != 0) {
 		snprintf(err, errlen,
-			 "frecd loads BPF programs and must run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN): try sudo frecd");
+			 "must run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN) to load its BPF programs: try sudo frecd");
 		return -EPERM;
 	}
 	if (!(caps & (1ull << CAP_BPF)))
@@ -58,7 +58,7 @@ static int privileges_error(char *err, size_t errlen)
 	if (!(caps & (1ull << CAP_SYS_ADMIN)))
 		strcat(missing, " CAP_SYS_ADMIN");
 	snprintf(err, errlen,
-		 "frecd runs as root but lacks%s: the kernel refused to load BPF programs; give frecd CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (e.g. AmbientCapabilities= in its unit)",
+		 "running as root but without%s, so the kernel refuses BPF programs: give frecd CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (e.g. AmbientCapabilities= in its unit)",
 		 missing[0] ? missing : " a capability it needs");
 	return -EPERM;
 }
@@ -71,14 +71,8 @@ int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t er
 	/* Before 5.8 there is no CAP_BPF and CAP_SYS_ADMIN covers everything. */
 	if (!bpf_caps && !(caps & (1ull << CAP_SYS_ADMIN)))
 		return privileges_error(err, errlen);
-	if (opts->btf_path) {
-		if (access(opts->btf_path, R_OK)) {
-			snprintf(err, errlen, "--btf %s: %s; give the BTF of the running kernel (e.g. from btfhub)",
-				 opts->btf_path, strerror(errno));
-			return -ENOENT;
-		}
-		return 0;
-	}
+	if (opts->btf_path)
+		return 0;	/* checked with the options */
 	if (access(FRECD_KERNEL_BTF, R_OK)) {
 		snprintf(err, errlen,
 			 "this kernel has no BTF (%s is missing): run a kernel built with CONFIG_DEBUG_INFO_BTF=y, or pass --btf FILE with its BTF",

@@ -31,7 +31,8 @@ struct frecd_bpf;
 
 /*
  * Can frecd load BPF here at all? 0, or -EPERM (privileges) / -ENOENT (no
- * kernel BTF and no --btf) with the cause and the fix in err.
+ * kernel BTF and no --btf) with the cause and the fix in err. The --btf file
+ * itself is the caller's to check (a usage error).
  */
 int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen);
 

@@ -113,6 +113,12 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+	if (opts.btf_path && access(opts.btf_path, R_OK)) {
+		fprintf(stderr, "frecd: --btf %s: %s; give the BTF of the running kernel (e.g. from btfhub)\n",
+			opts.btf_path, strerror(errno));
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (resolve_pids(tgids, &ntgids, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		status = EXIT_USAGE;

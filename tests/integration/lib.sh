@@ -25,10 +25,12 @@ cleanup_frecd() {
 trap cleanup_frecd EXIT
 
 # start_frecd ARGS...: run frecd in the background, logging to $WORK/frecd.log,
-# and wait until it says it is ready.
+# and wait until it says it is ready. $FREC_FRECD_EXTRA_ARGS (set by the kernel
+# VM passes to force an attach path) come last, so they win.
 start_frecd() {
 	: > "$WORK/frecd.log"
-	"$FRECD" "$@" >> "$WORK/frecd.log" 2>&1 &
+	# shellcheck disable=SC2086
+	"$FRECD" "$@" ${FREC_FRECD_EXTRA_ARGS:-} >> "$WORK/frecd.log" 2>&1 &
 	FRECD_PID=$!
 	i=0
 	while ! grep -q ready "$WORK/frecd.log"; do
@@ -57,4 +59,94 @@ snapshot() {
 		sleep 0.1; i=$((i + 1))
 	done
 	ls "$dir"/*.frec | sort | tail -n 1
+}
+
+# scaled N: N times $FREC_TEST_SCALE (0.1 under the slow kernel VM), at least 1.
+scaled() {
+	awk -v n="$1" -v s="${FREC_TEST_SCALE:-1}" 'BEGIN { v = int(n * s); print (v < 1 ? 1 : v) }'
+}
+
+# wait_for FILE REGEX [WHAT]: wait until a line of FILE matches REGEX (ERE).
+# Not a timed assertion: the limit only keeps a broken test from hanging.
+wait_for() {
+	i=0
+	while ! grep -Eq "$2" "$1" 2>/dev/null; do
+		[ $i -lt 600 ] || { cat "$1" >&2; fail "${3:-$2}: not seen in $1 after 60 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+# wait_count FILE REGEX N [WHAT]: wait until N lines of FILE match REGEX.
+wait_count() {
+	i=0
+	while [ "$(grep -Ec "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+		[ $i -lt 600 ] || { cat "$1" >&2; fail "${4:-$2}: fewer than $3 in $1 after 60 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+# field FILE KEY: the word after KEY on the first line of FILE that starts
+# with KEY ("ping 1234" -> 1234).
+field() {
+	awk -v k="$2" '$1 == k { print $2; exit }' "$1"
+}
+
+# ctxt_switches PID TID: voluntary + involuntary switches the kernel counted.
+ctxt_switches() {
+	awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { n += $2 } END { print n + 0 }' \
+		"/proc/$1/task/$2/status"
+}
+
+# dump_json SNAPSHOT OUT: frec dump --json into OUT, failing the test on error.
+dump_json() {
+	"$FREC" dump --json "$1" > "$2" 2> "$2.err" || { cat "$2.err" >&2; fail "frec dump --json $1 failed"; }
+}
+
+# JSON lines, one event per line, read with awk only (busybox has no jq).
+# jq_awk holds jget(line, key): the value of "key" as a string (numbers as
+# written, strings unquoted, escapes kept), or "\001" when the key is absent.
+jq_awk='
+function jget(line, key,    s, v, i, c) {
+	if (!match(line, "\"" key "\"[ ]*:[ ]*"))
+		return "\001"
+	s = substr(line, RSTART + RLENGTH)
+	if (substr(s, 1, 1) == "\"") {
+		v = ""
+		for (i = 2; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (c == "\\") { v = v substr(s, i, 2); i++; continue }
+			if (c == "\"") break
+			v = v c
+		}
+		return v
+	}
+	match(s, /^[^,}]*/)
+	v = substr(s, 1, RLENGTH)
+	gsub(/[ ]/, "", v)
+	return v
+}
+function jmatch(line, conds,    n, i, a, kv) {
+	n = split(conds, a, "\002")
+	for (i = 1; i <= n; i++) {
+		if (a[i] == "") continue
+		split(a[i], kv, "=")
+		if (jget(line, kv[1]) != substr(a[i], length(kv[1]) + 2)) return 0
+	}
+	return 1
+}'
+# conds KEY=VALUE...: the conditions joined for jmatch
+jconds() { c=""; for a in "$@"; do c="$c$(printf '\002')$a"; done; printf '%s' "$c"; }
+
+# jcount FILE KEY=VALUE...: number of lines where every KEY has VALUE.
+jcount() {
+	f=$1; shift
+	awk -v conds="$(jconds "$@")" "$jq_awk"'
+		jmatch($0, conds) { n++ } END { print n + 0 }' "$f"
+}
+
+# jvals FILE KEY KEY=VALUE...: KEY's value on every matching line.
+jvals() {
+	f=$1; k=$2; shift 2
+	awk -v conds="$(jconds "$@")" -v k="$k" "$jq_awk"'
+		jmatch($0, conds) { print jget($0, k) }' "$f"
 }
