@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Pairing probe hits into function calls, for report and the exporters.
+ *
+ * A uprobe and a uretprobe on the same binary and function (path + func in
+ * the probe table) are the entry and the return of one function. Each thread
+ * keeps a stack of its open calls: an entry pushes (when the function has a
+ * return probe, else it is an instant), a return pops the innermost open
+ * call of the same function. Frames above it whose returns never came
+ * (lost records, longjmp, the window starting mid-call) are abandoned then.
+ * A return with no open call and a USDT hit are instants.
+ *
+ * Probe ids are per generation (each has its own probe table); functions
+ * are matched by path and name across generations, so a call that starts in
+ * one generation and returns in the next is paired. The stacks are the
+ * state carried across generations: one per thread with open calls, freed
+ * when the thread exits or its stack empties.
+ */
+#ifndef FREC_TOOLS_CALLS_H
+#define FREC_TOOLS_CALLS_H
+
+#include <stdbool.h>
+#include <frec/snapshot.h>
+
+#define FREC_CALLS_MAX_DEPTH	256
+
+struct frec_fn {
+	char *path;
+	char *func;		/* function, or provider:name for USDT */
+	char *label;		/* "path:func", for reports */
+	const char *short_name;	/* func without path, for slice names */
+	__u64 offset;		/* uprobe at func+offset; 0 for entries and returns */
+	bool usdt;
+	bool has_entry;		/* some generation had a uprobe on it */
+	bool has_return;	/* some generation had a uretprobe on it */
+};
+
+struct frec_frame {
+	int fn;
+	__u32 nargs;
+	__u64 ts;
+	__u64 args[FREC_MAX_PROBE_ARGS];
+};
+
+enum frec_call_kind {
+	FREC_CALL_NONE = 0,	/* not a probe event */
+	FREC_CALL_ENTRY,	/* pushed: a call began */
+	FREC_CALL_RETURN,	/* popped: .entry is the matching entry */
+	FREC_CALL_INSTANT,	/* USDT, an entry without return probe, an unmatched return */
+};
+
+struct frec_call {
+	enum frec_call_kind kind;
+	int fn;				/* index into the function table, -1 if unknown id */
+	const struct frec_frame *entry;	/* FREC_CALL_RETURN */
+	/* Frames closed without their return, outermost first, before this
+	 * event (RETURN) or at a thread's exit. Valid until the next call. */
+	const struct frec_frame *abandoned;
+	unsigned int nabandoned;
+	bool overflow;			/* ENTRY not pushed: the stack was full */
+};
+
+struct frec_calls;
+
+struct frec_calls *frec_calls__new(void);
+void frec_calls__free(struct frec_calls *c);
+/* Learn the probe table of a new generation. 0 or -ENOMEM. */
+int frec_calls__gen(struct frec_calls *c, struct frec_gen *g);
+/* Classify a probe event and update the thread's stack. */
+void frec_calls__event(struct frec_calls *c, const struct frec_event *ev, struct frec_call *out);
+/* A thread exits: its open calls are abandoned (out->abandoned). */
+void frec_calls__exit(struct frec_calls *c, __u32 tid, struct frec_call *out);
+
+unsigned int frec_calls__nfns(const struct frec_calls *c);
+const struct frec_fn *frec_calls__fn(const struct frec_calls *c, int fn);
+/* The function of a probe id in the current generation, -1 if unknown. */
+int frec_calls__fn_of(const struct frec_calls *c, __u32 probe_id);
+
+/* Open calls left, for the end of a walk: iterate threads then frames. */
+bool frec_calls__next_open(const struct frec_calls *c, size_t *pos, __u32 *tid,
+			   const struct frec_frame **frames, unsigned int *n);
+
+#endif /* FREC_TOOLS_CALLS_H */

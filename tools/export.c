@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* frec export: option parsing and the output file; the formats are in
+ * export_perfetto.c and export_chrome.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "tools.h"
+
+void frec_export__usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: frec export --format perfetto|chrome [-o OUT] [--gzip] FILE\n"
+		"\n"
+		"Convert a snapshot for a trace viewer. Streams one generation at a time.\n"
+		"\n"
+		"  perfetto  Perfetto protobuf trace (open in ui.perfetto.dev or feed to\n"
+		"            trace_processor): CPU lanes and thread states from per-CPU\n"
+		"            ftrace bundles (compact sched_switch and sched_waking; fork,\n"
+		"            exec, exit, rename, wakeup_new, migrate as ftrace events), a\n"
+		"            process tree naming every process and thread, probe calls as\n"
+		"            slices on their thread's track (arguments and return value as\n"
+		"            debug annotations, USDT and unpaired hits as instants), and\n"
+		"            lost records marked on their CPU. Timestamps are CLOCK_BOOTTIME.\n"
+		"  chrome    Chrome Trace Event Format JSON (chrome://tracing, Perfetto):\n"
+		"            process and thread names, \"running\" slices per thread and per\n"
+		"            CPU (pseudo-process \"CPUs\"), probe calls as B/E slices on a\n"
+		"            \"probes\" lane beside each thread, instants for fork, exec, exit\n"
+		"            and lost records. Timestamps in microseconds of CLOCK_BOOTTIME.\n"
+		"\n"
+		"  -f, --format FMT  perfetto or chrome (required)\n"
+		"  -o, --output OUT  write to OUT (default: standard output, which must not\n"
+		"                    be a terminal for the binary format)\n"
+		"  -z, --gzip        compress the output with gzip (both viewers open it)\n"
+		"      --stats       print events, bytes and events/s on stderr when done\n"
+		"  -h, --help        this help\n"
+		"\n"
+		"EXAMPLES\n"
+		"  frec export --format perfetto -o snap.perfetto-trace snap.frec\n"
+		"  frec export --format chrome --gzip -o snap.json.gz snap.frec\n");
+	frec_usage__exit_status(f);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	enum { OPT_STATS = 0x100 };
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct frec_export_opts o = { 0 };
+	struct frec_export_stats st = { 0 };
+	const char *out_path = NULL;
+	bool stats = false;
+	FILE *out = stdout;
+	double t0;
+	int c, status;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "f:o:zh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "perfetto")) {
+				o.format = FREC_EXPORT_PERFETTO;
+			} else if (!strcmp(optarg, "chrome") || !strcmp(optarg, "json")) {
+				o.format = FREC_EXPORT_CHROME;
+			} else {
+				fprintf(stderr, "frec export: unknown format '%s'; use perfetto or chrome\n",
+					optarg);
+				return FREC_EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'z':
+			o.gzip = true;
+			break;
+		case OPT_STATS:
+			stats = true;
+			break;
+		case 'h':
+			frec_export__usage(stdout);
+			return FREC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frec export --help'.\n");
+			return FREC_EXIT_USAGE;
+		}
+	}
+	if (!o.format) {
+		fprintf(stderr, "frec export: which format? add --format perfetto or --format chrome\n");
+		return FREC_EXIT_USAGE;
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "frec export: expected one FILE, got %d; try 'frec export --help'\n",
+			argc - optind);
+		return FREC_EXIT_USAGE;
+	}
+	if (!out_path && (o.format == FREC_EXPORT_PERFETTO || o.gzip) && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "frec export: not writing a binary trace to a terminal; add -o FILE\n");
+		return FREC_EXIT_USAGE;
+	}
+	if (out_path && strcmp(out_path, "-")) {
+		out = fopen(out_path, "w");
+		if (!out) {
+			fprintf(stderr, "frec: %s: %s\n", out_path, strerror(errno));
+			return FREC_EXIT_FAIL;
+		}
+	}
+	t0 = now_s();
+	if (o.format == FREC_EXPORT_PERFETTO)
+		status = frec_export_perfetto__run(argv[optind], &o, out, stderr, &st);
+	else
+		status = frec_export_chrome__run(argv[optind], &o, out, stderr, &st);
+	if (out != stdout) {
+		if (fclose(out) && status != FREC_EXIT_FAIL) {
+			fprintf(stderr, "frec: %s: %s\n", out_path, strerror(errno));
+			status = FREC_EXIT_FAIL;
+		}
+		/* no half-written trace under the name the user asked for */
+		if (status == FREC_EXIT_FAIL)
+			unlink(out_path);
+	}
+	if (stats) {
+		double dt = now_s() - t0;
+
+		fprintf(stderr, "frec export: %llu events, %llu bytes, %.3f s, %.0f events/s\n",
+			(unsigned long long)st.events, (unsigned long long)st.bytes, dt,
+			dt > 0 ? (double)st.events / dt : 0.0);
+	}
+	return status;
+}

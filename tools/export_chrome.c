@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * frec export --format chrome: Trace Event Format JSON, for chrome://tracing
+ * and Perfetto's JSON importer.
+ *
+ *  - "M" metadata names every process and thread (again when a name changes);
+ *  - each thread's lane holds "running" X slices, from being switched in to
+ *    being switched out, and instants for fork, exec and exit;
+ *  - a pseudo-process "CPUs" holds one lane per CPU with what ran there;
+ *  - probe calls are B/E slices with their arguments (and "ret" on E) on a
+ *    "probes" lane beside each thread: on the thread's own lane a call that
+ *    blocks would overlap its running slices, which the format forbids;
+ *    USDT and unpaired hits are instants there;
+ *  - lost records are instants on their CPU's lane.
+ *
+ * Pseudo ids never collide with real ones: Linux pids stay below
+ * PID_MAX_LIMIT (2^22).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calls.h"
+#include "json.h"
+#include "map.h"
+#include "out.h"
+#include "tools.h"
+#include "walk.h"
+
+#define PID_LIMIT		4194304u		/* PID_MAX_LIMIT on 64-bit */
+#define CPUS_PID		PID_LIMIT		/* the pseudo-process of CPU lanes */
+#define CPU_LANE(cpu)		(PID_LIMIT + 1 + (cpu))
+#define PROBE_LANE(tid)		(2 * PID_LIMIT + (tid))
+
+struct lane_name {
+	__u32 tgid;
+	char comm[FREC_COMM_LEN];
+};
+
+struct cpu_run {
+	bool known;
+	__u32 tid, tgid;
+	__u64 since;
+	char comm[FREC_COMM_LEN];
+};
+
+struct cexport {
+	struct frec_walk *w;
+	struct frec_out *o;
+	struct frec_calls *calls;
+	bool first;			/* no event written yet: no comma */
+	struct frec_map named;		/* tid -> index into names: thread_name written */
+	struct lane_name *names;
+	size_t nnames, cap;
+	struct frec_map pnamed;		/* tgid -> 1: process_name written */
+	struct frec_map plane;		/* tid -> 1: probe lane named */
+	struct cpu_run *cpus;
+	__u32 ncpus;
+	__u64 last_ts;
+	__u64 events;
+	int err;
+};
+
+static void sep(struct cexport *x)
+{
+	if (x->first) {
+		x->first = false;
+		frec_out__write(x->o, "\n", 1);
+	} else {
+		frec_out__write(x->o, ",\n", 2);
+	}
+}
+
+static void ts_field(struct cexport *x, const char *key, __u64 ns)
+{
+	frec_out__write(x->o, ",\"", 2);
+	frec_out__str(x->o, key);
+	frec_out__write(x->o, "\":", 2);
+	frec_out__usecs(x->o, ns);
+}
+
+static void pid_tid(struct cexport *x, __u32 pid, __u32 tid)
+{
+	frec_out__str(x->o, ",\"pid\":");
+	frec_out__u64(x->o, pid);
+	frec_out__str(x->o, ",\"tid\":");
+	frec_out__u64(x->o, tid);
+}
+
+static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, const char *name,
+		 size_t max, const char *suffix)
+{
+	sep(x);
+	frec_out__str(x->o, "{\"ph\":\"M\",\"name\":\"");
+	frec_out__str(x->o, what);
+	frec_out__char(x->o, '"');
+	pid_tid(x, pid, tid);
+	frec_out__str(x->o, ",\"args\":{\"name\":");
+	if (suffix) {
+		char buf[FREC_COMM_LEN + 32];
+
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)max, name, suffix);
+		frec_json__str(x->o, buf, sizeof(buf));
+	} else {
+		frec_json__str(x->o, name, max);
+	}
+	frec_out__str(x->o, "}}");
+}
+
+static void name_process(struct cexport *x, __u32 tgid)
+{
+	const struct frec_process *p;
+	const struct frec_thread *t;
+	uint64_t *slot;
+	bool created;
+	char buf[FREC_COMM_LEN + 8];
+
+	slot = frec_map__put(&x->pnamed, tgid, &created);
+	if (!slot) {
+		x->err = -ENOMEM;
+		return;
+	}
+	if (!created)
+		return;
+	p = frec_gen__process(frec_walk__gen(x->w), tgid);
+	t = frec_walk__thread(x->w, tgid);
+	if (p && p->cmdline && p->cmdline[0])
+		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, NULL);
+	else
+		meta(x, "process_name", tgid, tgid,
+		     t ? t->comm : frec_walk__comm(x->w, tgid, 0, buf), FREC_COMM_LEN, NULL);
+}
+
+/* Name a thread's lane when first seen and whenever its name changed. */
+static void name_thread(struct cexport *x, __u32 tid)
+{
+	const struct frec_thread *t;
+	struct lane_name *n;
+	uint64_t *slot;
+	bool created;
+	__u32 tgid;
+
+	if (!tid)
+		return;
+	t = frec_walk__thread(x->w, tid);
+	tgid = frec_walk__tgid(x->w, tid);
+	slot = frec_map__put(&x->named, tid, &created);
+	if (!slot) {
+		x->err = -ENOMEM;
+		return;
+	}
+	if (created) {
+		if (x->nnames == x->cap) {
+			size_t ncap = x->cap ? x->cap * 2 : 256;
+
+			n = realloc(x->names, ncap * sizeof(*n));
+			if (!n) {
+				x->err = -ENOMEM;
+				return;
+			}
+			x->names = n;
+			x->cap = ncap;
+		}
+		*slot = x->nnames++;
+		memset(&x->names[*slot], 0, sizeof(x->names[0]));
+	} else if (x->names[*slot].tgid == tgid &&
+		   !strncmp(x->names[*slot].comm, t ? t->comm : "", FREC_COMM_LEN)) {
+		return;
+	}
+	n = &x->names[*slot];
+	n->tgid = tgid;
+	snprintf(n->comm, sizeof(n->comm), "%.*s", FREC_COMM_LEN - 1, t ? t->comm : "");
+	name_process(x, tgid);
+	meta(x, "thread_name", tgid, tid, t && t->comm[0] ? t->comm : "<...>", FREC_COMM_LEN, NULL);
+}
+
+static void name_probe_lane(struct cexport *x, __u32 tid, __u32 tgid)
+{
+	uint64_t *slot;
+	bool created;
+	char buf[FREC_COMM_LEN + 8], suffix[32];
+
+	slot = frec_map__put(&x->plane, tid, &created);
+	if (!slot) {
+		x->err = -ENOMEM;
+		return;
+	}
+	if (!created)
+		return;
+	name_thread(x, tid);
+	snprintf(suffix, sizeof(suffix), " %u probes", tid);
+	meta(x, "thread_name", tgid, PROBE_LANE(tid), frec_walk__comm(x->w, tid, 0, buf),
+	     FREC_COMM_LEN, suffix);
+}
+
+static struct cpu_run *cpu_of(struct cexport *x, __u32 cpu)
+{
+	if (cpu >= FREC_MAX_CPUS)
+		return NULL;
+	if (cpu >= x->ncpus) {
+		struct cpu_run *c = realloc(x->cpus, (cpu + 1) * sizeof(*c));
+		__u32 i;
+		char name[32];
+
+		if (!c) {
+			x->err = -ENOMEM;
+			return NULL;
+		}
+		memset(c + x->ncpus, 0, (cpu + 1 - x->ncpus) * sizeof(*c));
+		x->cpus = c;
+		if (!x->ncpus)
+			meta(x, "process_name", CPUS_PID, CPUS_PID, "CPUs", 8, NULL);
+		for (i = x->ncpus; i <= cpu; i++) {
+			snprintf(name, sizeof(name), "CPU %u", i);
+			meta(x, "thread_name", CPUS_PID, CPU_LANE(i), name, sizeof(name), NULL);
+			/* keep CPU lanes in CPU order */
+			sep(x);
+			frec_out__str(x->o, "{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
+			pid_tid(x, CPUS_PID, CPU_LANE(i));
+			frec_out__printf(x->o, ",\"args\":{\"sort_index\":%u}}", i);
+		}
+		x->ncpus = cpu + 1;
+	}
+	return &x->cpus[cpu];
+}
+
+/* What ran on a CPU from since to ts: on its thread's lane and the CPU's. */
+static void running(struct cexport *x, __u32 cpu, const struct cpu_run *r, __u64 ts)
+{
+	if (!r->known || !r->tid || ts < r->since)
+		return;
+	sep(x);
+	frec_out__str(x->o, "{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\"");
+	ts_field(x, "ts", r->since);
+	ts_field(x, "dur", ts - r->since);
+	pid_tid(x, r->tgid, r->tid);
+	frec_out__printf(x->o, ",\"args\":{\"cpu\":%u}}", cpu);
+
+	sep(x);
+	frec_out__str(x->o, "{\"name\":");
+	frec_json__str(x->o, r->comm, FREC_COMM_LEN);
+	frec_out__str(x->o, ",\"cat\":\"cpu\",\"ph\":\"X\"");
+	ts_field(x, "ts", r->since);
+	ts_field(x, "dur", ts - r->since);
+	pid_tid(x, CPUS_PID, CPU_LANE(cpu));
+	frec_out__printf(x->o, ",\"args\":{\"tid\":%u,\"pid\":%u}}", r->tid, r->tgid);
+}
+
+static void on_switch(struct cexport *x, const struct frec_event *ev)
+{
+	struct cpu_run *r = cpu_of(x, ev->cpu);
+	const struct frec_thread *t;
+
+	if (!r)
+		return;
+	running(x, ev->cpu, r, ev->ts);
+	name_thread(x, ev->sw.next_pid);
+	r->known = true;
+	r->tid = ev->sw.next_pid;
+	r->tgid = frec_walk__tgid(x->w, r->tid);
+	r->since = ev->ts;
+	t = frec_walk__thread(x->w, r->tid);
+	snprintf(r->comm, sizeof(r->comm), "%.*s", FREC_COMM_LEN - 1, t ? t->comm : "<...>");
+}
+
+static void instant_begin(struct cexport *x, const char *name, const char *cat, __u64 ts,
+			  __u32 pid, __u32 tid)
+{
+	sep(x);
+	frec_out__str(x->o, "{\"name\":");
+	frec_json__str(x->o, name, 4096);
+	frec_out__str(x->o, ",\"cat\":\"");
+	frec_out__str(x->o, cat);
+	frec_out__str(x->o, "\",\"ph\":\"i\",\"s\":\"t\"");
+	ts_field(x, "ts", ts);
+	pid_tid(x, pid, tid);
+	frec_out__str(x->o, ",\"args\":{");
+}
+
+static void on_task_event(struct cexport *x, const struct frec_event *ev)
+{
+	__u32 tid, tgid;
+
+	switch (ev->type) {
+	case FREC_EV_PROCESS_FORK:
+		tid = ev->fork.parent_pid;
+		tgid = frec_walk__tgid(x->w, tid);
+		name_thread(x, tid);
+		instant_begin(x, "fork", "sched", ev->ts, tgid, tid);
+		frec_out__printf(x->o, "\"child_pid\":%u,\"child_comm\":", ev->fork.child_pid);
+		frec_json__str(x->o, frec_walk__thread(x->w, ev->fork.child_pid) ?
+				       frec_walk__thread(x->w, ev->fork.child_pid)->comm : "",
+			       FREC_COMM_LEN);
+		frec_out__str(x->o, "}}");
+		break;
+	case FREC_EV_PROCESS_EXEC:
+		tid = ev->exec.pid;
+		tgid = frec_walk__tgid(x->w, tid);
+		name_thread(x, tid);
+		instant_begin(x, "exec", "sched", ev->ts, tgid, tid);
+		frec_out__str(x->o, "\"filename\":");
+		frec_json__str(x->o, ev->exec.filename, FREC_FILENAME_LEN);
+		frec_out__printf(x->o, ",\"old_pid\":%u}}", ev->exec.old_pid);
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		tid = ev->exit.pid;
+		tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, tid);
+		name_thread(x, tid);
+		instant_begin(x, "exit", "sched", ev->ts, tgid, tid);
+		frec_out__printf(x->o, "\"tgid\":%u}}", ev->exit.tgid);
+		break;
+	default:
+		break;
+	}
+}
+
+static void probe_args(struct cexport *x, const struct frec_event *ev, bool comma)
+{
+	__u32 i, n = ev->probe.nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : ev->probe.nargs;
+
+	for (i = 0; i < n; i++) {
+		frec_out__printf(x->o, "%s\"arg%u\":", comma || i ? "," : "", i);
+		frec_out__u64(x->o, ev->probe.args[i]);
+	}
+}
+
+static void end_slice(struct cexport *x, __u64 ts, __u32 tgid, __u32 tid, bool unfinished,
+		      const __s64 *ret)
+{
+	sep(x);
+	frec_out__str(x->o, "{\"ph\":\"E\"");
+	ts_field(x, "ts", ts);
+	pid_tid(x, tgid, PROBE_LANE(tid));
+	frec_out__str(x->o, ",\"args\":{");
+	if (unfinished)
+		frec_out__str(x->o, "\"unfinished\":true");
+	if (ret) {
+		frec_out__str(x->o, "\"ret\":");
+		frec_out__s64(x->o, *ret);
+	}
+	frec_out__str(x->o, "}}");
+}
+
+static void on_probe(struct cexport *x, const struct frec_event *ev)
+{
+	const struct frec_fn *fn;
+	struct frec_call c;
+	char name[160];
+	unsigned int i;
+
+	frec_calls__event(x->calls, ev, &c);
+	fn = frec_calls__fn(x->calls, c.fn);
+	name_probe_lane(x, ev->tid, ev->tgid);
+	for (i = 0; i < c.nabandoned; i++)
+		end_slice(x, ev->ts, ev->tgid, ev->tid, true, NULL);
+	if (fn)
+		snprintf(name, sizeof(name), "%s%s", fn->short_name,
+			 c.kind == FREC_CALL_INSTANT && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
+	else
+		snprintf(name, sizeof(name), "probe #%u", ev->probe.probe_id);
+
+	if (c.kind == FREC_CALL_RETURN) {
+		end_slice(x, ev->ts, ev->tgid, ev->tid, false, &ev->probe.ret);
+		return;
+	}
+	sep(x);
+	frec_out__str(x->o, "{\"name\":");
+	frec_json__str(x->o, name, sizeof(name));
+	if (c.kind == FREC_CALL_ENTRY)
+		frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"B\"");
+	else
+		frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"i\",\"s\":\"t\"");
+	ts_field(x, "ts", ev->ts);
+	pid_tid(x, ev->tgid, PROBE_LANE(ev->tid));
+	frec_out__str(x->o, ",\"args\":{");
+	probe_args(x, ev, false);
+	if (ev->type == FREC_EV_URETPROBE) {
+		frec_out__str(x->o, ev->probe.nargs ? ",\"ret\":" : "\"ret\":");
+		frec_out__s64(x->o, ev->probe.ret);
+	}
+	frec_out__str(x->o, "}}");
+}
+
+static void on_exit_calls(struct cexport *x, const struct frec_event *ev)
+{
+	struct frec_call c;
+	unsigned int i;
+	__u32 tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, ev->exit.pid);
+
+	frec_calls__exit(x->calls, ev->exit.pid, &c);
+	for (i = 0; i < c.nabandoned; i++)
+		end_slice(x, ev->ts, tgid, ev->exit.pid, true, NULL);
+}
+
+static void on_lost(struct cexport *x, const struct frec_event *ev)
+{
+	if (!cpu_of(x, ev->cpu))
+		return;
+	instant_begin(x, "lost records", "lost", ev->ts, CPUS_PID, CPU_LANE(ev->cpu));
+	frec_out__printf(x->o, "\"cpu\":%u,\"count\":%llu}}", ev->cpu,
+			 (unsigned long long)ev->lost.count);
+}
+
+static int export_gen(struct cexport *x)
+{
+	const struct frec_event *ev;
+	int rc;
+
+	if ((rc = frec_calls__gen(x->calls, frec_walk__gen(x->w))))
+		return rc;
+	while (!x->err && (ev = frec_walk__next_event(x->w))) {
+		x->events++;
+		if (ev->ts > x->last_ts)
+			x->last_ts = ev->ts;
+		switch (ev->type) {
+		case FREC_EV_SCHED_SWITCH:
+			on_switch(x, ev);
+			break;
+		case FREC_EV_PROCESS_FORK:
+		case FREC_EV_PROCESS_EXEC:
+			on_task_event(x, ev);
+			break;
+		case FREC_EV_PROCESS_EXIT:
+			on_task_event(x, ev);
+			on_exit_calls(x, ev);
+			break;
+		case FREC_EV_TASK_RENAME:
+			/* name the lane again once the new name is in the table */
+			break;
+		case FREC_EV_UPROBE:
+		case FREC_EV_URETPROBE:
+		case FREC_EV_USDT:
+			on_probe(x, ev);
+			break;
+		case FREC_EV_LOST:
+			on_lost(x, ev);
+			break;
+		default:
+			break;
+		}
+		if (frec_out__error(x->o))
+			return frec_out__error(x->o);
+	}
+	return x->err;
+}
+
+static void header(struct cexport *x)
+{
+	const struct frec_header *h = frec_walk__header(x->w);
+
+	frec_out__str(x->o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"frec_version\":");
+	frec_json__str(x->o, h->frec_version, sizeof(h->frec_version));
+	frec_out__str(x->o, ",\"hostname\":");
+	frec_json__str(x->o, h->hostname, sizeof(h->hostname));
+	frec_out__str(x->o, ",\"kernel\":");
+	frec_json__str(x->o, h->kernel_release, sizeof(h->kernel_release));
+	frec_out__str(x->o, ",\"reason\":");
+	frec_json__str(x->o, h->reason, sizeof(h->reason));
+	frec_out__str(x->o, ",\"clock\":\"boottime\"},\"traceEvents\":[");
+}
+
+int frec_export_chrome__run(const char *path, const struct frec_export_opts *opts, FILE *out,
+			    FILE *err, struct frec_export_stats *st)
+{
+	struct frec_walk_opts wo = { .sorted = true };
+	struct cexport x;
+	int status, rc = 0;
+	__u32 cpu;
+
+	memset(&x, 0, sizeof(x));
+	x.first = true;
+	frec_map__init(&x.named);
+	frec_map__init(&x.pnamed);
+	frec_map__init(&x.plane);
+	x.w = frec_walk__open(path, &wo, err, &status);
+	if (!x.w)
+		return status;
+	x.calls = frec_calls__new();
+	x.o = frec_out__new(out, opts && opts->gzip);
+	if (!x.calls || !x.o) {
+		rc = -ENOMEM;
+	} else {
+		header(&x);
+		while (!rc && frec_walk__next_gen(x.w) > 0)
+			rc = export_gen(&x);
+		/* tasks still on their CPU ran until the last event */
+		for (cpu = 0; !rc && cpu < x.ncpus; cpu++)
+			running(&x, cpu, &x.cpus[cpu], x.last_ts);
+		frec_out__str(x.o, "\n]}\n");
+	}
+	if (x.o) {
+		uint64_t bytes = 0;
+		int rc2 = frec_out__close(x.o, &bytes);
+
+		if (!rc)
+			rc = rc2;
+		if (st)
+			st->bytes = bytes;
+	}
+	if (st)
+		st->events = x.events;
+	if (rc) {
+		fprintf(err, "frec: %s: export: %s\n", path, strerror(-rc));
+		frec_walk__fail(x.w);
+	}
+	frec_calls__free(x.calls);
+	frec_map__fini(&x.named);
+	frec_map__fini(&x.pnamed);
+	frec_map__fini(&x.plane);
+	free(x.names);
+	free(x.cpus);
+	return frec_walk__close(x.w);
+}

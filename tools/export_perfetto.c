@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * frec export --format perfetto: a Perfetto trace, hand-encoded (field
+ * numbers in shared/DESIGN.md section 7 and Perfetto's protos/perfetto/trace).
+ *
+ * Per generation, in time order:
+ *  - one ProcessTree packet at the generation's start naming every process
+ *    (with its command line) and thread of its task table;
+ *  - per CPU, FtraceEventBundles: sched_switch and sched_waking in the
+ *    compact_sched arrays (timestamps delta-encoded, comms interned per
+ *    bundle), the other scheduler events as full FtraceEvents; a bundle
+ *    following lost records has lost_events set;
+ *  - probe hits as TrackEvents on one track per thread: SLICE_BEGIN at a
+ *    uprobe whose function has a uretprobe, SLICE_END at its return (END
+ *    closes the innermost open slice of the track, and the call stacks of
+ *    calls.c keep them matched), INSTANT for USDT and unpaired hits. Entry
+ *    arguments and the return value go in debug annotations.
+ * No clock is set: Perfetto then takes timestamps as CLOCK_BOOTTIME, which is
+ * what the BPF programs record.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calls.h"
+#include "map.h"
+#include "out.h"
+#include "pb.h"
+#include "tools.h"
+#include "walk.h"
+
+/* TracePacket */
+#define TP_FTRACE_EVENTS	1
+#define TP_PROCESS_TREE		2
+#define TP_TIMESTAMP		8
+#define TP_SEQ_ID		10
+#define TP_TRACK_EVENT		11
+#define TP_SEQ_FLAGS		13
+#define TP_TRACK_DESCRIPTOR	60
+#define SEQ_INCREMENTAL_STATE_CLEARED	1
+/* FtraceEventBundle */
+#define FB_CPU			1
+#define FB_EVENT		2
+#define FB_LOST_EVENTS		3
+#define FB_COMPACT_SCHED	4
+/* CompactSched */
+#define CS_SWITCH_TS		1
+#define CS_SWITCH_PREV_STATE	2
+#define CS_SWITCH_NEXT_PID	3
+#define CS_SWITCH_NEXT_PRIO	4
+#define CS_INTERN_TABLE		5
+#define CS_SWITCH_NEXT_COMM	6
+#define CS_WAKING_TS		7
+#define CS_WAKING_PID		8
+#define CS_WAKING_TARGET_CPU	9
+#define CS_WAKING_PRIO		10
+#define CS_WAKING_COMM		11
+/* FtraceEvent */
+#define FE_TIMESTAMP		1
+#define FE_PID			2
+#define FE_SCHED_WAKEUP		17
+#define FE_SCHED_WAKEUP_NEW	114
+#define FE_TASK_RENAME		236
+#define FE_PROCESS_EXEC		237
+#define FE_PROCESS_EXIT		238
+#define FE_PROCESS_FORK		239
+#define FE_MIGRATE_TASK		491
+/* ProcessTree */
+#define PT_PROCESSES		1
+#define PT_THREADS		2
+#define PT_PROC_PID		1
+#define PT_PROC_CMDLINE		3
+#define PT_THR_TID		1
+#define PT_THR_NAME		2
+#define PT_THR_TGID		3
+/* TrackDescriptor, ThreadDescriptor */
+#define TD_UUID			1
+#define TD_THREAD		4
+#define THD_PID			1
+#define THD_TID			2
+#define THD_NAME		5
+/* TrackEvent, DebugAnnotation */
+#define TE_DEBUG_ANNOTATIONS	4
+#define TE_TYPE			9
+#define TE_TRACK_UUID		11
+#define TE_NAME			23
+#define TE_SLICE_BEGIN		1
+#define TE_SLICE_END		2
+#define TE_INSTANT		3
+#define DA_BOOL			2
+#define DA_UINT			3
+#define DA_INT			4
+#define DA_NAME			10
+
+#define SEQ_TRACKS		1	/* track descriptors and track events */
+#define SEQ_KERNEL		2	/* ftrace bundles and process trees */
+
+/* Keep packets of moderate size: flush a CPU's bundle at this many events. */
+#define BUNDLE_MAX_EVENTS	16384
+
+struct intern {
+	char (*strs)[FREC_COMM_LEN];
+	__u32 n, cap;
+	__u32 *slots;		/* index + 1, 0 = empty */
+	__u32 nslots;		/* power of two */
+};
+
+struct bundle {
+	struct frec_pb sw_ts, sw_state, sw_pid, sw_prio, sw_comm;
+	struct frec_pb wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm;
+	struct frec_pb events;	/* FtraceEvent messages, tagged as field 2 */
+	__u64 last_sw, last_wk;
+	__u32 nsw, nwk, nev;
+	bool lost;		/* records were lost before this bundle's events */
+	bool used;
+	struct intern in;
+};
+
+struct pexport {
+	struct frec_walk *w;
+	struct frec_out *o;
+	struct frec_pb pkt;
+	struct bundle *cpus;
+	__u32 ncpus;
+	struct frec_calls *calls;
+	struct frec_map tracks;		/* tid -> track uuid announced */
+	bool seq_started;
+	__u64 events;
+	int err;
+};
+
+/* ---- interning ---------------------------------------------------------- */
+
+static __u32 hash_comm(const char *s)
+{
+	__u32 h = 2166136261u;
+	int i;
+
+	for (i = 0; i < FREC_COMM_LEN && s[i]; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void intern_reset(struct intern *in)
+{
+	in->n = 0;
+	if (in->slots)
+		memset(in->slots, 0, in->nslots * sizeof(*in->slots));
+}
+
+static int intern_grow(struct intern *in)
+{
+	__u32 nslots = in->nslots ? in->nslots * 2 : 64, i;
+	__u32 *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < in->n; i++) {
+		__u32 j = hash_comm(in->strs[i]) & (nslots - 1);
+
+		while (slots[j])
+			j = (j + 1) & (nslots - 1);
+		slots[j] = i + 1;
+	}
+	free(in->slots);
+	in->slots = slots;
+	in->nslots = nslots;
+	return 0;
+}
+
+/* Index of comm in the bundle's intern table, added when new; -1 on ENOMEM. */
+static long intern(struct intern *in, const char *comm)
+{
+	__u32 j;
+
+	if ((in->n + 1) * 2 > in->nslots && intern_grow(in))
+		return -1;
+	for (j = hash_comm(comm) & (in->nslots - 1); in->slots[j]; j = (j + 1) & (in->nslots - 1))
+		if (!strncmp(in->strs[in->slots[j] - 1], comm, FREC_COMM_LEN))
+			return in->slots[j] - 1;
+	if (in->n == in->cap) {
+		__u32 ncap = in->cap ? in->cap * 2 : 64;
+		char (*s)[FREC_COMM_LEN] = realloc(in->strs, ncap * sizeof(*s));
+
+		if (!s)
+			return -1;
+		in->strs = s;
+		in->cap = ncap;
+	}
+	strncpy(in->strs[in->n], comm, FREC_COMM_LEN - 1);
+	in->strs[in->n][FREC_COMM_LEN - 1] = '\0';
+	in->slots[j] = in->n + 1;
+	return in->n++;
+}
+
+/* ---- bundles ------------------------------------------------------------ */
+
+static struct frec_pb *bundle_pbs(struct bundle *b, int i)
+{
+	struct frec_pb *all[] = { &b->sw_ts, &b->sw_state, &b->sw_pid, &b->sw_prio, &b->sw_comm,
+				  &b->wk_ts, &b->wk_pid, &b->wk_cpu, &b->wk_prio, &b->wk_comm,
+				  &b->events };
+
+	return i < (int)(sizeof(all) / sizeof(all[0])) ? all[i] : NULL;
+}
+
+static void bundle_fini(struct bundle *b)
+{
+	struct frec_pb *pb;
+	int i;
+
+	for (i = 0; (pb = bundle_pbs(b, i)); i++)
+		frec_pb__fini(pb);
+	free(b->in.strs);
+	free(b->in.slots);
+}
+
+static int bundle_err(struct bundle *b)
+{
+	struct frec_pb *pb;
+	int i;
+
+	for (i = 0; (pb = bundle_pbs(b, i)); i++)
+		if (pb->err)
+			return pb->err;
+	return 0;
+}
+
+static struct bundle *bundle_of(struct pexport *x, __u32 cpu)
+{
+	if (cpu >= FREC_MAX_CPUS)
+		return NULL;
+	if (cpu >= x->ncpus) {
+		struct bundle *b = realloc(x->cpus, (cpu + 1) * sizeof(*b));
+
+		if (!b) {
+			x->err = -ENOMEM;
+			return NULL;
+		}
+		memset(b + x->ncpus, 0, (cpu + 1 - x->ncpus) * sizeof(*b));
+		x->cpus = b;
+		x->ncpus = cpu + 1;
+	}
+	return &x->cpus[cpu];
+}
+
+static void emit_packet(struct pexport *x)
+{
+	if (x->pkt.err) {
+		x->err = x->pkt.err;
+	} else {
+		frec_out__write(x->o, x->pkt.buf, x->pkt.len);
+		if (frec_out__error(x->o))
+			x->err = frec_out__error(x->o);
+	}
+	frec_pb__reset(&x->pkt);
+}
+
+static void packed(struct frec_pb *pkt, __u32 field, const struct frec_pb *arr)
+{
+	if (arr->len)
+		frec_pb__bytes(pkt, field, arr->buf, arr->len);
+}
+
+static void flush_bundle(struct pexport *x, __u32 cpu)
+{
+	struct bundle *b = &x->cpus[cpu];
+	struct frec_pb *p = &x->pkt, *pb;
+	__u32 i;
+	int k, rc;
+
+	if (!b->nsw && !b->nwk && !b->nev && !b->lost)
+		return;
+	if ((rc = bundle_err(b))) {
+		x->err = rc;
+		return;
+	}
+	frec_pb__begin(p, 1);			/* Trace.packet */
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
+	frec_pb__begin(p, TP_FTRACE_EVENTS);
+	frec_pb__uint(p, FB_CPU, cpu);
+	if (b->nev) {
+		/* already tagged as repeated field 2 */
+		if (!frec_pb__reserve(p, b->events.len)) {
+			memcpy(p->buf + p->len, b->events.buf, b->events.len);
+			p->len += b->events.len;
+		}
+	}
+	if (b->lost)
+		frec_pb__uint(p, FB_LOST_EVENTS, 1);
+	if (b->nsw || b->nwk) {
+		frec_pb__begin(p, FB_COMPACT_SCHED);
+		for (i = 0; i < b->in.n; i++)
+			frec_pb__strn(p, CS_INTERN_TABLE, b->in.strs[i], FREC_COMM_LEN);
+		packed(p, CS_SWITCH_TS, &b->sw_ts);
+		packed(p, CS_SWITCH_PREV_STATE, &b->sw_state);
+		packed(p, CS_SWITCH_NEXT_PID, &b->sw_pid);
+		packed(p, CS_SWITCH_NEXT_PRIO, &b->sw_prio);
+		packed(p, CS_SWITCH_NEXT_COMM, &b->sw_comm);
+		packed(p, CS_WAKING_TS, &b->wk_ts);
+		packed(p, CS_WAKING_PID, &b->wk_pid);
+		packed(p, CS_WAKING_TARGET_CPU, &b->wk_cpu);
+		packed(p, CS_WAKING_PRIO, &b->wk_prio);
+		packed(p, CS_WAKING_COMM, &b->wk_comm);
+		frec_pb__end(p);
+	}
+	frec_pb__end(p);
+	frec_pb__end(p);
+	emit_packet(x);
+
+	for (k = 0; (pb = bundle_pbs(b, k)); k++)
+		frec_pb__reset(pb);
+	intern_reset(&b->in);
+	b->nsw = b->nwk = b->nev = 0;
+	b->lost = false;
+}
+
+static void maybe_flush(struct pexport *x, __u32 cpu)
+{
+	struct bundle *b = &x->cpus[cpu];
+
+	if (b->nsw + b->nwk + b->nev >= BUNDLE_MAX_EVENTS)
+		flush_bundle(x, cpu);
+}
+
+static const char *comm_of(struct pexport *x, __u32 tid, __u32 cpu, char *buf)
+{
+	return frec_walk__comm(x->w, tid, cpu, buf);
+}
+
+static void add_switch(struct pexport *x, const struct frec_event *ev)
+{
+	struct bundle *b = bundle_of(x, ev->cpu);
+	char buf[FREC_COMM_LEN + 8];
+	long idx;
+
+	if (!b)
+		return;
+	idx = intern(&b->in, comm_of(x, ev->sw.next_pid, ev->cpu, buf));
+	if (idx < 0) {
+		x->err = -ENOMEM;
+		return;
+	}
+	/* first timestamp of the bundle absolute, then deltas */
+	frec_pb__varint(&b->sw_ts, b->nsw ? ev->ts - b->last_sw : ev->ts);
+	b->last_sw = ev->ts;
+	frec_pb__varint(&b->sw_state, ev->sw.prev_state);
+	/* int32 fields: negative values sign-extend to ten bytes */
+	frec_pb__varint(&b->sw_pid, (__u64)(__s64)(__s32)ev->sw.next_pid);
+	frec_pb__varint(&b->sw_prio, (__u64)(__s64)ev->sw.next_prio);
+	frec_pb__varint(&b->sw_comm, (__u64)idx);
+	b->nsw++;
+	maybe_flush(x, ev->cpu);
+}
+
+static void add_waking(struct pexport *x, const struct frec_event *ev)
+{
+	struct bundle *b = bundle_of(x, ev->cpu);
+	char buf[FREC_COMM_LEN + 8];
+	long idx;
+
+	if (!b)
+		return;
+	idx = intern(&b->in, comm_of(x, ev->wake.pid, ev->cpu, buf));
+	if (idx < 0) {
+		x->err = -ENOMEM;
+		return;
+	}
+	frec_pb__varint(&b->wk_ts, b->nwk ? ev->ts - b->last_wk : ev->ts);
+	b->last_wk = ev->ts;
+	frec_pb__varint(&b->wk_pid, (__u64)(__s64)(__s32)ev->wake.pid);
+	frec_pb__varint(&b->wk_cpu, (__u64)(__s64)(__s32)ev->wake.target_cpu);
+	frec_pb__varint(&b->wk_prio, (__u64)(__s64)ev->wake.prio);
+	frec_pb__varint(&b->wk_comm, (__u64)idx);
+	b->nwk++;
+	maybe_flush(x, ev->cpu);
+}
+
+static void add_ftrace_event(struct pexport *x, const struct frec_event *ev)
+{
+	struct bundle *b = bundle_of(x, ev->cpu);
+	char buf[FREC_COMM_LEN + 8], buf2[FREC_COMM_LEN + 8];
+	struct frec_pb *p;
+
+	if (!b)
+		return;
+	p = &b->events;
+	frec_pb__begin(p, FB_EVENT);
+	frec_pb__uint(p, FE_TIMESTAMP, ev->ts);
+	frec_pb__uint(p, FE_PID, ev->tid);
+	switch (ev->type) {
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW:
+		frec_pb__begin(p, ev->type == FREC_EV_SCHED_WAKEUP ? FE_SCHED_WAKEUP : FE_SCHED_WAKEUP_NEW);
+		frec_pb__string(p, 1, comm_of(x, ev->wake.pid, ev->cpu, buf));
+		frec_pb__int(p, 2, (__s32)ev->wake.pid);
+		frec_pb__int(p, 3, ev->wake.prio);
+		frec_pb__int(p, 4, 1);
+		frec_pb__int(p, 5, (__s32)ev->wake.target_cpu);
+		break;
+	case FREC_EV_PROCESS_FORK:
+		frec_pb__begin(p, FE_PROCESS_FORK);
+		frec_pb__string(p, 1, comm_of(x, ev->fork.parent_pid, ev->cpu, buf));
+		frec_pb__int(p, 2, (__s32)ev->fork.parent_pid);
+		frec_pb__string(p, 3, comm_of(x, ev->fork.child_pid, ev->cpu, buf2));
+		frec_pb__int(p, 4, (__s32)ev->fork.child_pid);
+		break;
+	case FREC_EV_PROCESS_EXEC:
+		frec_pb__begin(p, FE_PROCESS_EXEC);
+		frec_pb__strn(p, 1, ev->exec.filename, FREC_FILENAME_LEN);
+		frec_pb__int(p, 2, (__s32)ev->exec.pid);
+		frec_pb__int(p, 3, (__s32)ev->exec.old_pid);
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		frec_pb__begin(p, FE_PROCESS_EXIT);
+		frec_pb__string(p, 1, comm_of(x, ev->exit.pid, ev->cpu, buf));
+		frec_pb__int(p, 2, (__s32)ev->exit.pid);
+		frec_pb__int(p, 3, (__s32)ev->exit.tgid);
+		break;
+	case FREC_EV_TASK_RENAME:
+		frec_pb__begin(p, FE_TASK_RENAME);
+		frec_pb__int(p, 1, (__s32)ev->rename.pid);
+		/* the walker applies the rename after this event: the old name */
+		frec_pb__string(p, 2, comm_of(x, ev->rename.pid, ev->cpu, buf));
+		frec_pb__strn(p, 3, ev->rename.newcomm, FREC_COMM_LEN);
+		break;
+	case FREC_EV_MIGRATE_TASK:
+		frec_pb__begin(p, FE_MIGRATE_TASK);
+		frec_pb__string(p, 1, comm_of(x, ev->migrate.pid, ev->cpu, buf));
+		frec_pb__int(p, 2, (__s32)ev->migrate.pid);
+		frec_pb__int(p, 3, ev->migrate.prio);
+		frec_pb__int(p, 4, (__s32)ev->migrate.orig_cpu);
+		frec_pb__int(p, 5, (__s32)ev->migrate.dest_cpu);
+		break;
+	default:
+		frec_pb__end(p);
+		return;
+	}
+	frec_pb__end(p);
+	frec_pb__end(p);
+	b->nev++;
+	maybe_flush(x, ev->cpu);
+}
+
+static void add_lost(struct pexport *x, const struct frec_event *ev)
+{
+	struct bundle *b = bundle_of(x, ev->cpu);
+
+	if (!b)
+		return;
+	/* lost_events says data was lost before the bundle's first event: end
+	 * the current bundle here and flag the next one */
+	flush_bundle(x, ev->cpu);
+	b->lost = true;
+}
+
+/* ---- process tree --------------------------------------------------------- */
+
+static void cmdline_args(struct frec_pb *p, const char *cmdline)
+{
+	const char *s = cmdline, *e;
+
+	/* the reader joins arguments with spaces; Perfetto wants them apart
+	 * (the first names the process) */
+	while (*s) {
+		e = strchr(s, ' ');
+		if (!e)
+			e = s + strlen(s);
+		if (e > s)
+			frec_pb__bytes(p, PT_PROC_CMDLINE, s, (size_t)(e - s));
+		s = *e ? e + 1 : e;
+	}
+}
+
+static void process_tree(struct pexport *x)
+{
+	const struct frec_gen_info *gi = frec_walk__gen_info(x->w);
+	struct frec_gen *g = frec_walk__gen(x->w);
+	struct frec_pb *p = &x->pkt;
+	size_t i, n = frec_walk__nthreads(x->w);
+
+	frec_pb__begin(p, 1);
+	frec_pb__uint(p, TP_TIMESTAMP, gi->start_ts);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
+	frec_pb__begin(p, TP_PROCESS_TREE);
+	for (i = 0; i < gi->nprocesses; i++) {
+		const struct frec_process *pr = frec_gen__process_at(g, (__u32)i);
+
+		if (!pr)
+			continue;
+		frec_pb__begin(p, PT_PROCESSES);
+		frec_pb__int(p, PT_PROC_PID, (__s32)pr->tgid);
+		if (pr->cmdline)
+			cmdline_args(p, pr->cmdline);
+		frec_pb__end(p);
+	}
+	for (i = 0; i < n; i++) {
+		const struct frec_thread *t = frec_walk__thread_at(x->w, i);
+
+		if (!t->tid)
+			continue;	/* the idle tasks: Perfetto names them itself */
+		frec_pb__begin(p, PT_THREADS);
+		frec_pb__int(p, PT_THR_TID, (__s32)t->tid);
+		frec_pb__strn(p, PT_THR_NAME, t->comm, FREC_COMM_LEN);
+		if (t->tgid)
+			frec_pb__int(p, PT_THR_TGID, (__s32)t->tgid);
+		frec_pb__end(p);
+	}
+	frec_pb__end(p);
+	frec_pb__end(p);
+	emit_packet(x);
+}
+
+/* ---- probe slices --------------------------------------------------------- */
+
+static __u64 track_uuid(__u32 tgid, __u32 tid)
+{
+	/* one track per thread; a tid reused by another process gets another */
+	return ((__u64)tgid << 32) | tid;
+}
+
+static __u64 thread_track(struct pexport *x, const struct frec_event *ev)
+{
+	__u64 uuid = track_uuid(ev->tgid, ev->tid);
+	uint64_t *slot;
+	bool created;
+	char buf[FREC_COMM_LEN + 8];
+	struct frec_pb *p = &x->pkt;
+
+	slot = frec_map__put(&x->tracks, ev->tid, &created);
+	if (!slot) {
+		x->err = -ENOMEM;
+		return uuid;
+	}
+	if (!created && *slot == uuid)
+		return uuid;
+	*slot = uuid;
+	frec_pb__begin(p, 1);
+	frec_pb__uint(p, TP_TIMESTAMP, ev->ts);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_TRACKS);
+	if (!x->seq_started) {
+		frec_pb__uint(p, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+		x->seq_started = true;
+	}
+	frec_pb__begin(p, TP_TRACK_DESCRIPTOR);
+	frec_pb__uint(p, TD_UUID, uuid);
+	frec_pb__begin(p, TD_THREAD);
+	frec_pb__int(p, THD_PID, (__s32)ev->tgid);
+	frec_pb__int(p, THD_TID, (__s32)ev->tid);
+	frec_pb__string(p, THD_NAME, comm_of(x, ev->tid, ev->cpu, buf));
+	frec_pb__end(p);
+	frec_pb__end(p);
+	frec_pb__end(p);
+	emit_packet(x);
+	return uuid;
+}
+
+static void track_event_begin(struct pexport *x, __u64 ts, __u64 uuid, int type, const char *name)
+{
+	struct frec_pb *p = &x->pkt;
+
+	frec_pb__begin(p, 1);
+	frec_pb__uint(p, TP_TIMESTAMP, ts);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_TRACKS);
+	frec_pb__begin(p, TP_TRACK_EVENT);
+	frec_pb__uint(p, TE_TYPE, (__u64)type);
+	frec_pb__uint(p, TE_TRACK_UUID, uuid);
+	if (name)
+		frec_pb__string(p, TE_NAME, name);
+}
+
+static void track_event_end(struct pexport *x)
+{
+	frec_pb__end(&x->pkt);
+	frec_pb__end(&x->pkt);
+	emit_packet(x);
+}
+
+static void annotate_uint(struct frec_pb *p, const char *name, __u64 v)
+{
+	frec_pb__begin(p, TE_DEBUG_ANNOTATIONS);
+	frec_pb__string(p, DA_NAME, name);
+	frec_pb__uint(p, DA_UINT, v);
+	frec_pb__end(p);
+}
+
+static void annotate_args(struct frec_pb *p, const struct frec_event *ev)
+{
+	static const char *const names[FREC_MAX_PROBE_ARGS] = {
+		"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+	};
+	__u32 i, n = ev->probe.nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : ev->probe.nargs;
+
+	for (i = 0; i < n; i++)
+		annotate_uint(p, names[i], ev->probe.args[i]);
+}
+
+static void end_abandoned(struct pexport *x, __u64 ts, __u64 uuid, const struct frec_call *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nabandoned; i++) {
+		track_event_begin(x, ts, uuid, TE_SLICE_END, NULL);
+		frec_pb__begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
+		frec_pb__string(&x->pkt, DA_NAME, "unfinished");
+		frec_pb__uint(&x->pkt, DA_BOOL, 1);
+		frec_pb__end(&x->pkt);
+		track_event_end(x);
+	}
+}
+
+static void add_probe(struct pexport *x, const struct frec_event *ev)
+{
+	const struct frec_fn *fn;
+	struct frec_call c;
+	__u64 uuid;
+	char name[160];
+
+	frec_calls__event(x->calls, ev, &c);
+	fn = frec_calls__fn(x->calls, c.fn);
+	uuid = thread_track(x, ev);
+	end_abandoned(x, ev->ts, uuid, &c);
+	if (fn)
+		snprintf(name, sizeof(name), "%s%s", fn->short_name,
+			 c.kind == FREC_CALL_INSTANT && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
+	else
+		snprintf(name, sizeof(name), "probe #%u", ev->probe.probe_id);
+
+	switch (c.kind) {
+	case FREC_CALL_ENTRY:
+		track_event_begin(x, ev->ts, uuid, TE_SLICE_BEGIN, name);
+		annotate_args(&x->pkt, ev);
+		break;
+	case FREC_CALL_RETURN:
+		track_event_begin(x, ev->ts, uuid, TE_SLICE_END, NULL);
+		frec_pb__begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
+		frec_pb__string(&x->pkt, DA_NAME, "ret");
+		frec_pb__int(&x->pkt, DA_INT, ev->probe.ret);
+		frec_pb__end(&x->pkt);
+		break;
+	default:
+		track_event_begin(x, ev->ts, uuid, TE_INSTANT, name);
+		annotate_args(&x->pkt, ev);
+		if (ev->type == FREC_EV_URETPROBE) {
+			frec_pb__begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
+			frec_pb__string(&x->pkt, DA_NAME, "ret");
+			frec_pb__int(&x->pkt, DA_INT, ev->probe.ret);
+			frec_pb__end(&x->pkt);
+		}
+		break;
+	}
+	track_event_end(x);
+}
+
+static void thread_exit(struct pexport *x, const struct frec_event *ev)
+{
+	struct frec_call c;
+
+	frec_calls__exit(x->calls, ev->exit.pid, &c);
+	if (c.nabandoned)
+		end_abandoned(x, ev->ts, track_uuid(ev->exit.tgid, ev->exit.pid), &c);
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static int export_gen(struct pexport *x)
+{
+	const struct frec_event *ev;
+	__u32 cpu;
+	int rc;
+
+	if ((rc = frec_calls__gen(x->calls, frec_walk__gen(x->w))))
+		return rc;
+	process_tree(x);
+	while (!x->err && (ev = frec_walk__next_event(x->w))) {
+		x->events++;
+		switch (ev->type) {
+		case FREC_EV_SCHED_SWITCH:
+			add_switch(x, ev);
+			break;
+		case FREC_EV_SCHED_WAKING:
+			add_waking(x, ev);
+			break;
+		case FREC_EV_PROCESS_EXIT:
+			add_ftrace_event(x, ev);
+			thread_exit(x, ev);
+			break;
+		case FREC_EV_SCHED_WAKEUP:
+		case FREC_EV_SCHED_WAKEUP_NEW:
+		case FREC_EV_PROCESS_FORK:
+		case FREC_EV_PROCESS_EXEC:
+		case FREC_EV_TASK_RENAME:
+		case FREC_EV_MIGRATE_TASK:
+			add_ftrace_event(x, ev);
+			break;
+		case FREC_EV_UPROBE:
+		case FREC_EV_URETPROBE:
+		case FREC_EV_USDT:
+			add_probe(x, ev);
+			break;
+		case FREC_EV_LOST:
+			add_lost(x, ev);
+			break;
+		default:
+			break;
+		}
+	}
+	/* memory stays bounded by one generation: flush every CPU */
+	for (cpu = 0; cpu < x->ncpus && !x->err; cpu++)
+		flush_bundle(x, cpu);
+	return x->err;
+}
+
+int frec_export_perfetto__run(const char *path, const struct frec_export_opts *opts, FILE *out,
+			      FILE *err, struct frec_export_stats *st)
+{
+	struct frec_walk_opts wo = { .sorted = true };
+	struct pexport x;
+	int status, rc = 0;
+	__u32 i;
+
+	memset(&x, 0, sizeof(x));
+	frec_pb__init(&x.pkt);
+	frec_map__init(&x.tracks);
+	x.w = frec_walk__open(path, &wo, err, &status);
+	if (!x.w)
+		return status;
+	x.calls = frec_calls__new();
+	x.o = frec_out__new(out, opts && opts->gzip);
+	if (!x.calls || !x.o) {
+		rc = -ENOMEM;
+	} else {
+		while (!rc && frec_walk__next_gen(x.w) > 0)
+			rc = export_gen(&x);
+	}
+	if (x.o) {
+		uint64_t bytes = 0;
+		int rc2 = frec_out__close(x.o, &bytes);
+
+		if (!rc)
+			rc = rc2;
+		if (st)
+			st->bytes = bytes;
+	}
+	if (rc) {
+		fprintf(err, "frec: %s: export: %s\n", path, strerror(-rc));
+		frec_walk__fail(x.w);
+	}
+	if (st)
+		st->events = x.events;
+	for (i = 0; i < x.ncpus; i++)
+		bundle_fini(&x.cpus[i]);
+	free(x.cpus);
+	frec_calls__free(x.calls);
+	frec_map__fini(&x.tracks);
+	frec_pb__fini(&x.pkt);
+	return frec_walk__close(x.w);
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * frec info: what a snapshot holds. The header, the time span, the
+ * generations, events by type, hits per probe, drops per CPU and the bytes
+ * each event costs in the file. Reads every event (to count probe hits and
+ * find the exact time span) but keeps nothing per event.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "json.h"
+#include "map.h"
+#include "out.h"
+#include "tools.h"
+#include "walk.h"
+
+struct probe_count {
+	char *name;
+	__u32 kind;
+	__u64 hits;
+};
+
+struct info {
+	__u64 events;
+	__u64 by_type[FREC_EV__MAX];
+	__u64 unknown_type;
+	__u64 first_ts, last_ts;
+	__u64 gen_first, gen_last;	/* span of the generations (when no events) */
+	__u64 *drops;
+	__u32 ndrops;
+	__u64 drops_total;
+	struct probe_count *probes;
+	size_t nprobes;
+	__u64 unnamed_probe_hits;
+	__u64 raw_bytes, block_bytes;
+};
+
+void frec_info__usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: frec info [--json] FILE\n"
+		"\n"
+		"Describe a snapshot: host, kernel, boot id, CPUs, frec and format versions,\n"
+		"why and when it was taken, the recorder's configuration, the time span,\n"
+		"generations (and damaged ones skipped), events by type, hits per probe,\n"
+		"records lost per CPU (always listed, 0 when none) and bytes per event.\n"
+		"\n"
+		"  -j, --json   one JSON object instead of text\n"
+		"  -h, --help   this help\n");
+	frec_usage__exit_status(f);
+}
+
+static int probe_index(struct info *in, const struct frec_probe_info *p)
+{
+	size_t i;
+	struct probe_count *np;
+	const char *name = p->name && p->name[0] ? p->name : "?";
+
+	for (i = 0; i < in->nprobes; i++)
+		if (!strcmp(in->probes[i].name, name) && in->probes[i].kind == p->kind)
+			return (int)i;
+	np = realloc(in->probes, (in->nprobes + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	in->probes = np;
+	np[in->nprobes].name = strdup(name);
+	if (!np[in->nprobes].name)
+		return -1;
+	np[in->nprobes].kind = p->kind;
+	np[in->nprobes].hits = 0;
+	return (int)in->nprobes++;
+}
+
+static int add_drops(struct info *in, const struct frec_gen_info *gi)
+{
+	__u32 i, n = gi->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : gi->ncpus;
+
+	if (n > in->ndrops) {
+		__u64 *d = realloc(in->drops, n * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		memset(d + in->ndrops, 0, (n - in->ndrops) * sizeof(*d));
+		in->drops = d;
+		in->ndrops = n;
+	}
+	for (i = 0; gi->drops && i < n; i++) {
+		in->drops[i] += gi->drops[i];
+		in->drops_total += gi->drops[i];
+	}
+	return 0;
+}
+
+static int collect(struct frec_walk *w, struct info *in)
+{
+	struct frec_map ids;	/* probe id -> index + 1 into in->probes, per generation */
+	int rc = 0;
+
+	frec_map__init(&ids);
+	in->first_ts = in->gen_first = UINT64_MAX;
+	while (frec_walk__next_gen(w) > 0) {
+		const struct frec_gen_info *gi = frec_walk__gen_info(w);
+		const struct frec_event *ev;
+		__u32 i;
+
+		if (gi->start_ts < in->gen_first)
+			in->gen_first = gi->start_ts;
+		if (gi->end_ts > in->gen_last)
+			in->gen_last = gi->end_ts;
+		in->raw_bytes += gi->raw_bytes;
+		in->block_bytes += gi->file_bytes;
+		if ((rc = add_drops(in, gi)))
+			break;
+		frec_map__clear(&ids);
+		for (i = 0; i < gi->nprobes; i++) {
+			const struct frec_probe_info *p = frec_gen__probe_at(frec_walk__gen(w), i);
+			uint64_t *slot;
+			int k;
+
+			if (!p)
+				continue;
+			k = probe_index(in, p);
+			slot = frec_map__put(&ids, p->id, NULL);
+			if (k < 0 || !slot) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			*slot = (uint64_t)k + 1;
+		}
+		while ((ev = frec_walk__next_event(w))) {
+			uint64_t *slot;
+
+			in->events++;
+			if (ev->type < FREC_EV__MAX)
+				in->by_type[ev->type]++;
+			else
+				in->unknown_type++;
+			if (ev->ts < in->first_ts)
+				in->first_ts = ev->ts;
+			if (ev->ts > in->last_ts)
+				in->last_ts = ev->ts;
+			if (ev->type != FREC_EV_UPROBE && ev->type != FREC_EV_URETPROBE &&
+			    ev->type != FREC_EV_USDT)
+				continue;
+			slot = frec_map__get(&ids, ev->probe.probe_id);
+			if (slot)
+				in->probes[*slot - 1].hits++;
+			else
+				in->unnamed_probe_hits++;
+		}
+	}
+out:
+	frec_map__fini(&ids);
+	return rc;
+}
+
+static void fmt_utc(__u64 ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%09llu UTC", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned long long)(ns % 1000000000ull));
+}
+
+static void fmt_bytes(__u64 b, char *buf, size_t len)
+{
+	if (b && !(b % (1024 * 1024)))
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
+	else if (b && !(b % 1024))
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(b >> 10));
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+static const char *kind_name(__u32 kind)
+{
+	switch (kind) {
+	case FREC_PROBE_UPROBE: return "uprobe";
+	case FREC_PROBE_URETPROBE: return "uretprobe";
+	case FREC_PROBE_USDT: return "usdt";
+	default: return "probe";
+	}
+}
+
+static void span(const struct info *in, __u64 *first, __u64 *last)
+{
+	if (in->events) {
+		*first = in->first_ts;
+		*last = in->last_ts;
+	} else if (in->gen_first != UINT64_MAX) {
+		*first = in->gen_first;
+		*last = in->gen_last;
+	} else {
+		*first = *last = 0;
+	}
+}
+
+static void print_text(struct frec_out *o, const char *path, __u64 fsize,
+		       const struct frec_header *h, const struct info *in, struct frec_walk *w)
+{
+	char buf[96], b2[32], b3[32];
+	__u64 first, last;
+	__u32 i, ncpus;
+
+	frec_out__str(o, "file:         ");
+	frec_text__str(o, path, 4096);
+	frec_out__printf(o, " (%llu bytes)\n", (unsigned long long)fsize);
+	frec_out__printf(o, "format:       %u\n", h->version);
+	frec_out__str(o, "frec:         ");
+	frec_text__str(o, h->frec_version, sizeof(h->frec_version));
+	frec_out__str(o, "\nhost:         ");
+	frec_text__str(o, h->hostname, sizeof(h->hostname));
+	frec_out__str(o, "\nkernel:       ");
+	frec_text__str(o, h->kernel_release, sizeof(h->kernel_release));
+	frec_out__str(o, "\nboot id:      ");
+	frec_text__str(o, h->boot_id, sizeof(h->boot_id));
+	frec_out__printf(o, "\ncpus:         %u\n", h->ncpus);
+	fmt_utc(h->created_realtime_ns, buf, sizeof(buf));
+	frec_out__printf(o, "created:      %s\n", buf);
+	frec_out__str(o, "reason:       ");
+	frec_json__str(o, h->reason, sizeof(h->reason));
+	fmt_bytes(h->config.max_bytes, b2, sizeof(b2));
+	fmt_bytes(h->config.ring_bytes, b3, sizeof(b3));
+	frec_out__str(o, "\nconfig:       window ");
+	frec_out__secs(o, h->config.min_age_ns);
+	frec_out__printf(o, " s, max-size %s, period ", b2);
+	frec_out__secs(o, h->config.period_ns);
+	frec_out__printf(o, " s, ring %s, programs %s%s, pids ", b3,
+			 h->config.flags & FREC_CFG_RAW_TP ? "raw_tp" : "tp_btf",
+			 h->config.flags & FREC_CFG_WAKEUP ? ", sched_wakeup on" : "");
+	if (!h->config.npids) {
+		frec_out__str(o, "all");
+	} else {
+		for (i = 0; i < h->config.npids && i < 16; i++)
+			frec_out__printf(o, "%s%u", i ? "," : "", h->config.pids[i]);
+		if (h->config.npids > 16)
+			frec_out__printf(o, ",... (%u)", h->config.npids);
+	}
+	frec_out__char(o, '\n');
+
+	span(in, &first, &last);
+	frec_out__str(o, "time span:    ");
+	frec_out__secs(o, first);
+	frec_out__str(o, " .. ");
+	frec_out__secs(o, last);
+	frec_out__str(o, " (");
+	frec_out__secs(o, last - first);
+	frec_out__str(o, " s)\n");
+	if (h->boottime_to_realtime_ns && in->events) {
+		fmt_utc(first + (__u64)h->boottime_to_realtime_ns, buf, sizeof(buf));
+		frec_out__printf(o, "wall clock:   %s .. ", buf);
+		fmt_utc(last + (__u64)h->boottime_to_realtime_ns, buf, sizeof(buf));
+		frec_out__printf(o, "%s\n", buf);
+	}
+	frec_out__printf(o, "generations:  %llu (%llu damaged, skipped)\n",
+			 (unsigned long long)frec_walk__gens(w),
+			 (unsigned long long)frec_walk__damaged(w));
+	frec_out__printf(o, "events:       %llu\n", (unsigned long long)in->events);
+	for (i = 1; i < FREC_EV__MAX; i++)
+		frec_out__printf(o, "  %-20s %llu\n", frec_type__name(i) ? frec_type__name(i) : "?",
+				 (unsigned long long)in->by_type[i]);
+	if (in->unknown_type)
+		frec_out__printf(o, "  %-20s %llu\n", "unknown",
+				 (unsigned long long)in->unknown_type);
+	frec_out__printf(o, "probes:       %zu\n", in->nprobes);
+	for (i = 0; i < in->nprobes; i++) {
+		frec_out__str(o, "  ");
+		frec_text__str(o, in->probes[i].name, 4096);
+		frec_out__printf(o, ": %llu\n", (unsigned long long)in->probes[i].hits);
+	}
+	if (in->unnamed_probe_hits)
+		frec_out__printf(o, "  (unnamed probe ids): %llu\n",
+				 (unsigned long long)in->unnamed_probe_hits);
+	ncpus = h->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : h->ncpus;
+	if (in->ndrops > ncpus)
+		ncpus = in->ndrops;
+	frec_out__printf(o, "drops:        %llu\n", (unsigned long long)in->drops_total);
+	for (i = 0; i < ncpus; i++)
+		frec_out__printf(o, "  cpu %-16u %llu\n", i,
+				 (unsigned long long)(i < in->ndrops ? in->drops[i] : 0));
+	frec_out__printf(o, "bytes/event:  %.2f (%llu bytes in generation blocks, %llu uncompressed)\n",
+			 in->events ? (double)fsize / (double)in->events : 0.0,
+			 (unsigned long long)in->block_bytes, (unsigned long long)in->raw_bytes);
+}
+
+static void json_u64(struct frec_out *o, const char *key, __u64 v, bool comma)
+{
+	if (comma)
+		frec_out__char(o, ',');
+	frec_json__key(o, key);
+	frec_out__u64(o, v);
+}
+
+static void json_str(struct frec_out *o, const char *key, const char *s, size_t max)
+{
+	frec_out__char(o, ',');
+	frec_json__key(o, key);
+	frec_json__str(o, s, max);
+}
+
+static void print_json(struct frec_out *o, const char *path, __u64 fsize,
+		       const struct frec_header *h, const struct info *in, struct frec_walk *w)
+{
+	char buf[96];
+	__u64 first, last;
+	__u32 i, ncpus;
+
+	frec_out__char(o, '{');
+	frec_json__key(o, "file");
+	frec_json__str(o, path, 4096);
+	json_u64(o, "size", fsize, true);
+	json_u64(o, "format_version", h->version, true);
+	json_str(o, "frec_version", h->frec_version, sizeof(h->frec_version));
+	json_str(o, "hostname", h->hostname, sizeof(h->hostname));
+	json_str(o, "kernel", h->kernel_release, sizeof(h->kernel_release));
+	json_str(o, "boot_id", h->boot_id, sizeof(h->boot_id));
+	json_u64(o, "ncpus", h->ncpus, true);
+	json_u64(o, "created_ns", h->created_realtime_ns, true);
+	fmt_utc(h->created_realtime_ns, buf, sizeof(buf));
+	json_str(o, "created", buf, sizeof(buf));
+	frec_out__char(o, ',');
+	frec_json__key(o, "boottime_to_realtime_ns");
+	frec_out__s64(o, h->boottime_to_realtime_ns);
+	json_str(o, "reason", h->reason, sizeof(h->reason));
+	frec_out__str(o, ",\"config\":{");
+	json_u64(o, "window_ns", h->config.min_age_ns, false);
+	json_u64(o, "max_bytes", h->config.max_bytes, true);
+	json_u64(o, "period_ns", h->config.period_ns, true);
+	json_u64(o, "ring_bytes", h->config.ring_bytes, true);
+	json_u64(o, "flags", h->config.flags, true);
+	frec_out__str(o, ",\"pids\":[");
+	for (i = 0; i < h->config.npids && i < 16; i++) {
+		if (i)
+			frec_out__char(o, ',');
+		frec_out__u64(o, h->config.pids[i]);
+	}
+	frec_out__str(o, "]");
+	json_u64(o, "npids", h->config.npids, true);
+	frec_out__char(o, '}');
+
+	span(in, &first, &last);
+	json_u64(o, "first_ts", first, true);
+	json_u64(o, "last_ts", last, true);
+	json_u64(o, "duration_ns", last - first, true);
+	json_u64(o, "generations", frec_walk__gens(w), true);
+	json_u64(o, "damaged", frec_walk__damaged(w), true);
+	json_u64(o, "events", in->events, true);
+	frec_out__str(o, ",\"events_by_type\":{");
+	for (i = 1; i < FREC_EV__MAX; i++)
+		json_u64(o, frec_type__name(i) ? frec_type__name(i) : "?", in->by_type[i], i > 1);
+	frec_out__str(o, "},\"probes\":[");
+	for (i = 0; i < in->nprobes; i++) {
+		frec_out__str(o, i ? ",{" : "{");
+		frec_json__key(o, "name");
+		frec_json__str(o, in->probes[i].name, 4096);
+		frec_out__str(o, ",\"kind\":\"");
+		frec_out__str(o, kind_name(in->probes[i].kind));
+		frec_out__char(o, '"');
+		json_u64(o, "hits", in->probes[i].hits, true);
+		frec_out__char(o, '}');
+	}
+	frec_out__char(o, ']');
+	ncpus = h->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : h->ncpus;
+	if (in->ndrops > ncpus)
+		ncpus = in->ndrops;
+	json_u64(o, "drops", in->drops_total, true);
+	frec_out__str(o, ",\"drops_by_cpu\":[");
+	for (i = 0; i < ncpus; i++) {
+		if (i)
+			frec_out__char(o, ',');
+		frec_out__u64(o, i < in->ndrops ? in->drops[i] : 0);
+	}
+	frec_out__char(o, ']');
+	frec_out__printf(o, ",\"bytes_per_event\":%.3f",
+			 in->events ? (double)fsize / (double)in->events : 0.0);
+	json_u64(o, "block_bytes", in->block_bytes, true);
+	json_u64(o, "raw_bytes", in->raw_bytes, true);
+	frec_out__str(o, "}\n");
+}
+
+int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *out, FILE *err)
+{
+	struct frec_walk_opts wo = { .sorted = false };
+	struct info in;
+	struct frec_walk *w;
+	struct frec_out *o;
+	struct stat st;
+	int status, rc;
+	size_t i;
+
+	memset(&in, 0, sizeof(in));
+	w = frec_walk__open(path, &wo, err, &status);
+	if (!w)
+		return status;
+	rc = collect(w, &in);
+	if (rc) {
+		fprintf(err, "frec: %s: %s\n", path, strerror(-rc));
+		frec_walk__fail(w);
+	}
+	o = frec_out__new(out, false);
+	if (!o) {
+		fprintf(err, "frec: %s\n", strerror(errno));
+		frec_walk__fail(w);
+	} else {
+		if (stat(path, &st))
+			st.st_size = 0;
+		if (opts && opts->json)
+			print_json(o, path, (__u64)st.st_size, frec_walk__header(w), &in, w);
+		else
+			print_text(o, path, (__u64)st.st_size, frec_walk__header(w), &in, w);
+		rc = frec_out__close(o, NULL);
+		if (rc) {
+			fprintf(err, "frec: writing the output: %s\n", strerror(-rc));
+			frec_walk__fail(w);
+		}
+	}
+	for (i = 0; i < in.nprobes; i++)
+		free(in.probes[i].name);
+	free(in.probes);
+	free(in.drops);
+	return frec_walk__close(w);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct frec_info_opts o = { 0 };
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			frec_info__usage(stdout);
+			return FREC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frec info --help'.\n");
+			return FREC_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "frec info: expected one FILE, got %d; try 'frec info --help'\n",
+			argc - optind);
+		return FREC_EXIT_USAGE;
+	}
+	return frec_info__run(argv[optind], &o, stdout, stderr);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Option parsing and formatting helpers shared by the subcommands. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools.h"
+
+int frec_opt__parse_secs(const char *s, __u64 *ns)
+{
+	__u64 whole = 0, frac = 0;
+	int digits = 0, any = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, any = 1) {
+		if (whole > (UINT64_MAX / 1000000000ull - 9) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (__u64)(*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, any = 1) {
+			if (digits == 9)
+				return -EINVAL;	/* finer than a nanosecond */
+			frac = frac * 10 + (__u64)(*s - '0');
+			digits++;
+		}
+	}
+	if (*s || !any)
+		return -EINVAL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = whole * 1000000000ull + frac;
+	return 0;
+}
+
+int frec_opt__parse_u32(const char *s, __u32 *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT_MAX)
+		return -EINVAL;
+	*v = (__u32)x;
+	return 0;
+}
+
+/*
+ * The sched_switch tracepoint reports prev_state as one bit per state in the
+ * order of the "RSDTtXZPI" letters (TASK_REPORT, include/linux/sched.h, since
+ * v4.14), plus TASK_REPORT_MAX (0x100) when the task was preempted while
+ * runnable. Its TP_printk prints the set bits joined by "|", "R" when none,
+ * and a "+" for preemption; so do we.
+ */
+void frec_fmt__prev_state(__u64 state, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+	size_t n = 0;
+	int i;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < 8; i++) {
+		if (!(state & (1u << i)))
+			continue;
+		if (n && n + 1 < len)
+			buf[n++] = '|';
+		if (n + 1 < len)
+			buf[n++] = letters[i];
+	}
+	if (!n && n + 1 < len)
+		buf[n++] = 'R';
+	if ((state & 0x100) && n + 1 < len)
+		buf[n++] = '+';
+	buf[n] = '\0';
+}
+
+void frec_usage__exit_status(FILE *f)
+{
+	fprintf(f,
+		"\nEXIT STATUS\n"
+		"  0  success\n"
+		"  1  the file cannot be read: missing, unreadable, not a frec snapshot,\n"
+		"     written by a newer frec, cut short inside its header; or output failed\n"
+		"  2  bad command line\n"
+		"  3  the snapshot has damaged generations (bad checksum, cut short); each\n"
+		"     is named on stderr and skipped, the intact ones are still output\n");
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The frec command: subcommands and what they share. Each subcommand has a
+ * cmd_X(argc, argv) entry that parses its options (main.c dispatches to it)
+ * and a frec_X__run() that does the work on given streams, so that the unit
+ * tests can call it directly.
+ */
+#ifndef FREC_TOOLS_H
+#define FREC_TOOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <frec/snapshot.h>
+
+/* Exit status of every subcommand (documented in `frec --help`). */
+#define FREC_EXIT_OK		0
+#define FREC_EXIT_FAIL		1	/* cannot read the file, not a snapshot, newer format, I/O error */
+#define FREC_EXIT_USAGE		2	/* bad command line */
+#define FREC_EXIT_DAMAGED	3	/* damaged generations skipped; the intact ones were output */
+
+#ifndef FREC_VERSION
+#define FREC_VERSION "unknown"
+#endif
+
+/* Subcommand entries: argv[0] is the subcommand name. */
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* The usage text of each subcommand (printed by --help and on usage errors). */
+void frec_info__usage(FILE *f);
+void frec_dump__usage(FILE *f);
+void frec_report__usage(FILE *f);
+void frec_export__usage(FILE *f);
+/* The EXIT STATUS paragraph shared by all usages. */
+void frec_usage__exit_status(FILE *f);
+
+struct frec_info_opts {
+	bool json;
+};
+int frec_info__run(const char *path, const struct frec_info_opts *o, FILE *out, FILE *err);
+
+struct frec_dump_opts {
+	bool json;
+};
+int frec_dump__run(const char *path, const struct frec_dump_opts *o, FILE *out, FILE *err);
+
+struct frec_report_opts {
+	bool json;
+	bool has_pid, has_tid;
+	__u32 pid, tid;
+	bool since_rel, until_rel;	/* relative to the first event ("+S") */
+	bool has_since, has_until;
+	__u64 since_ns, until_ns;
+	unsigned int top;		/* default 10 */
+};
+int frec_report__run(const char *path, const struct frec_report_opts *o, FILE *out, FILE *err);
+
+enum frec_export_format {
+	FREC_EXPORT_PERFETTO = 1,
+	FREC_EXPORT_CHROME = 2,
+};
+struct frec_export_opts {
+	enum frec_export_format format;
+	bool gzip;
+};
+/* Events written, for the benchmark line of --stats. */
+struct frec_export_stats {
+	__u64 events;
+	__u64 bytes;
+};
+int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o, FILE *out,
+			      FILE *err, struct frec_export_stats *st);
+int frec_export_chrome__run(const char *path, const struct frec_export_opts *o, FILE *out,
+			    FILE *err, struct frec_export_stats *st);
+
+/* Helpers (opts.c) */
+/* "12", "12.5", "0.000001" seconds -> ns, exactly (no floating point). */
+int frec_opt__parse_secs(const char *s, __u64 *ns);
+int frec_opt__parse_u32(const char *s, __u32 *v);
+/* prev_state as the kernel's sched_switch prints it: "R", "S", "D|K", "R+". */
+void frec_fmt__prev_state(__u64 state, char *buf, size_t len);
+
+#endif /* FREC_TOOLS_H */

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Walking a snapshot generation by generation; see walk.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "map.h"
+#include "tools.h"
+#include "walk.h"
+
+/* Strings copied out of the reader while a generation is buffered live in
+ * fixed blocks, so that pointers into them stay valid as more are added. */
+#define ARENA_BLOCK	(64 * 1024)
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	char data[ARENA_BLOCK];
+};
+
+/* Stop reporting damaged blocks one by one after this many. */
+#define MAX_DAMAGE_LINES	10
+/* A reader that keeps failing without end is a bug; do not spin forever. */
+#define MAX_CONSECUTIVE_ERRORS	(1u << 20)
+
+struct walk_key {
+	__u64 ts;
+	__u32 idx;
+};
+
+struct frec_walk {
+	char *path;
+	FILE *err;
+	struct frec_walk_opts opts;
+	struct frec_reader *r;
+	struct frec_gen *g;
+	const struct frec_gen_info *gi;
+	__u64 gens, damaged, blocks;
+	bool failed;
+
+	/* sorted mode: the generation's events, and their order when the
+	 * recorded order was not already the time order */
+	struct frec_event *evs;
+	size_t nevs, cap, pos;
+	struct walk_key *keys;
+	size_t kcap;
+	bool sorted_order;
+	struct arena_block *arena;
+
+	/* unsorted mode */
+	struct frec_event cur;
+	__u64 nread;
+
+	/* the task table, as of the current event */
+	struct frec_map tidx;		/* tid -> index into threads */
+	struct frec_thread *threads;
+	size_t nthreads, tcap;
+	const struct frec_event *pending;	/* exec/rename to apply before the next */
+};
+
+static const char *open_problem(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return "not a frec snapshot (no frec header); give a .frec file written by frecd";
+	case -EPROTONOSUPPORT:
+		return "written by a newer frec (format version above " 
+		       "the one this frec reads); upgrade frec to read it";
+	case -ENODATA:
+		return "truncated inside the header; the file is incomplete, take a new snapshot";
+	default:
+		return frec_strerror(err);
+	}
+}
+
+struct frec_walk *frec_walk__open(const char *path, const struct frec_walk_opts *opts,
+				  FILE *err, int *status)
+{
+	struct frec_walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	*status = FREC_EXIT_FAIL;
+	if (!w || !(w->path = strdup(path))) {
+		fprintf(err, "frec: %s: %s\n", path, strerror(ENOMEM));
+		free(w);
+		return NULL;
+	}
+	w->err = err;
+	if (opts)
+		w->opts = *opts;
+	frec_map__init(&w->tidx);
+	rc = frec_reader__open(path, &w->r);
+	if (rc < 0) {
+		fprintf(err, "frec: %s: %s\n", path, open_problem(rc));
+		w->r = NULL;
+		frec_walk__close(w);
+		return NULL;
+	}
+	*status = FREC_EXIT_OK;
+	return w;
+}
+
+static void arena_reset(struct frec_walk *w)
+{
+	struct arena_block *b = w->arena, *next;
+
+	if (!b)
+		return;
+	/* keep one block for the next generation */
+	for (next = b->next; next; next = b->next) {
+		b->next = next->next;
+		free(next);
+	}
+	b->used = 0;
+}
+
+int frec_walk__close(struct frec_walk *w)
+{
+	struct arena_block *b;
+	int status;
+
+	if (!w)
+		return FREC_EXIT_FAIL;
+	status = w->failed ? FREC_EXIT_FAIL : w->damaged ? FREC_EXIT_DAMAGED : FREC_EXIT_OK;
+	if (w->r)
+		frec_reader__free(w->r);
+	while ((b = w->arena)) {
+		w->arena = b->next;
+		free(b);
+	}
+	free(w->evs);
+	free(w->keys);
+	free(w->threads);
+	frec_map__fini(&w->tidx);
+	free(w->path);
+	free(w);
+	return status;
+}
+
+const struct frec_header *frec_walk__header(const struct frec_walk *w)
+{
+	return frec_reader__header(w->r);
+}
+
+const char *frec_walk__path(const struct frec_walk *w)
+{
+	return w->path;
+}
+
+void frec_walk__fail(struct frec_walk *w)
+{
+	w->failed = true;
+}
+
+struct frec_gen *frec_walk__gen(const struct frec_walk *w) { return w->g; }
+const struct frec_gen_info *frec_walk__gen_info(const struct frec_walk *w) { return w->gi; }
+__u64 frec_walk__gens(const struct frec_walk *w) { return w->gens; }
+__u64 frec_walk__damaged(const struct frec_walk *w) { return w->damaged; }
+
+__u64 frec_walk__gen_events(const struct frec_walk *w)
+{
+	return w->opts.sorted ? w->nevs : w->nread;
+}
+
+static void damage(struct frec_walk *w, const char *what, int err)
+{
+	w->damaged++;
+	if (w->opts.quiet)
+		return;
+	if (w->damaged <= MAX_DAMAGE_LINES)
+		fprintf(w->err, "frec: %s: generation block %llu %s (%s), skipped\n", w->path,
+			(unsigned long long)w->blocks, what, frec_strerror(err));
+	else if (w->damaged == MAX_DAMAGE_LINES + 1)
+		fprintf(w->err, "frec: %s: more damaged generation blocks, not listed\n", w->path);
+}
+
+static const char *arena_strdup(struct frec_walk *w, const char *s, size_t max)
+{
+	struct arena_block *b = w->arena;
+	size_t n = 0;
+	char *p;
+
+	if (!s)
+		return NULL;
+	while (n < max && s[n])
+		n++;
+	if (n + 1 > ARENA_BLOCK)
+		n = ARENA_BLOCK - 1;
+	if (!b || b->used + n + 1 > ARENA_BLOCK) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return "";
+		b->used = 0;
+		b->next = w->arena;
+		w->arena = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	b->used += n + 1;
+	return p;
+}
+
+/* Copy the generation's task table: the names as the generation starts. */
+static int load_threads(struct frec_walk *w)
+{
+	__u32 i, n = w->gi->nthreads;
+
+	frec_map__clear(&w->tidx);
+	w->nthreads = 0;
+	w->pending = NULL;
+	if (n > w->tcap) {
+		struct frec_thread *t = realloc(w->threads, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		w->threads = t;
+		w->tcap = n;
+	}
+	for (i = 0; i < n; i++) {
+		const struct frec_thread *t = frec_gen__thread_at(w->g, i);
+		uint64_t *slot;
+		bool created;
+
+		if (!t)
+			continue;
+		slot = frec_map__put(&w->tidx, t->tid, &created);
+		if (!slot)
+			return -ENOMEM;
+		if (!created)
+			continue;	/* a duplicate entry: keep the first */
+		*slot = w->nthreads;
+		w->threads[w->nthreads] = *t;
+		w->threads[w->nthreads].comm[FREC_COMM_LEN - 1] = '\0';
+		w->nthreads++;
+	}
+	return 0;
+}
+
+static struct frec_thread *thread_mut(struct frec_walk *w, __u32 tid, bool add)
+{
+	uint64_t *slot = frec_map__get(&w->tidx, tid);
+	bool created;
+
+	if (slot)
+		return &w->threads[*slot];
+	if (!add)
+		return NULL;
+	if (w->nthreads == w->tcap) {
+		size_t ncap = w->tcap ? w->tcap * 2 : 64;
+		struct frec_thread *t = realloc(w->threads, ncap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		w->threads = t;
+		w->tcap = ncap;
+	}
+	slot = frec_map__put(&w->tidx, tid, &created);
+	if (!slot)
+		return NULL;
+	*slot = w->nthreads;
+	memset(&w->threads[w->nthreads], 0, sizeof(w->threads[0]));
+	w->threads[w->nthreads].tid = tid;
+	return &w->threads[w->nthreads++];
+}
+
+static void set_comm(struct frec_thread *t, const char *comm)
+{
+	if (!t || !comm)
+		return;
+	strncpy(t->comm, comm, FREC_COMM_LEN - 1);
+	t->comm[FREC_COMM_LEN - 1] = '\0';
+}
+
+/* What an event changes in the task table, applied once it has been seen. */
+static void apply(struct frec_walk *w, const struct frec_event *ev)
+{
+	struct frec_thread *t, *p;
+
+	switch (ev->type) {
+	case FREC_EV_PROCESS_EXEC:
+		t = thread_mut(w, ev->exec.pid, true);
+		if (t && !t->tgid)
+			t->tgid = ev->exec.pid;
+		set_comm(t, ev->exec.comm);
+		break;
+	case FREC_EV_TASK_RENAME:
+		set_comm(thread_mut(w, ev->rename.pid, true), ev->rename.newcomm);
+		break;
+	case FREC_EV_PROCESS_FORK:
+		/* every generation should name the child; if not, it starts as a
+		 * copy of its parent's name, as fork does */
+		if (frec_map__get(&w->tidx, ev->fork.child_pid))
+			break;
+		p = thread_mut(w, ev->fork.parent_pid, false);
+		t = thread_mut(w, ev->fork.child_pid, true);
+		if (t && p)
+			memcpy(t->comm, p->comm, FREC_COMM_LEN);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Time order within a generation. Records from different CPUs are only
+ * slightly out of order, so sort (ts, index) keys by insertion, which costs
+ * one pass plus the few moves needed; an adversarial file that needs too many
+ * moves falls back to qsort. The index makes the order stable and the keys
+ * unique, and the events themselves never move. */
+static int key_cmp(const void *a, const void *b)
+{
+	const struct walk_key *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int sort_events(struct frec_walk *w)
+{
+	size_t n = w->nevs, i, moves = 0, limit;
+	struct walk_key *k;
+
+	w->sorted_order = false;
+	for (i = 1; i < n; i++)
+		if (w->evs[i].ts < w->evs[i - 1].ts)
+			break;
+	if (i >= n)
+		return 0;
+	if (n > w->kcap) {
+		k = realloc(w->keys, n * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		w->keys = k;
+		w->kcap = n;
+	}
+	k = w->keys;
+	for (i = 0; i < n; i++) {
+		k[i].ts = w->evs[i].ts;
+		k[i].idx = (__u32)i;
+	}
+	limit = 16 * n + 4096;
+	for (i = 1; i < n && moves <= limit; i++) {
+		struct walk_key x = k[i];
+		size_t j = i;
+
+		while (j > 0 && k[j - 1].ts > x.ts) {
+			k[j] = k[j - 1];
+			j--;
+			moves++;
+		}
+		k[j] = x;
+	}
+	if (moves > limit)
+		qsort(k, n, sizeof(*k), key_cmp);
+	w->sorted_order = true;
+	return 0;
+}
+
+static int load_gen(struct frec_walk *w)
+{
+	struct frec_event ev;
+	int rc;
+
+	w->nevs = 0;
+	w->pos = 0;
+	arena_reset(w);
+	while ((rc = frec_gen__next_event(w->g, &ev)) > 0) {
+		if (w->nevs == w->cap) {
+			size_t ncap = w->cap ? w->cap * 2 : 4096;
+			struct frec_event *e = realloc(w->evs, ncap * sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			w->evs = e;
+			w->cap = ncap;
+		}
+		/* strings point into the reader's generation: copy them */
+		switch (ev.type) {
+		case FREC_EV_PROCESS_EXEC:
+			ev.exec.filename = arena_strdup(w, ev.exec.filename, FREC_FILENAME_LEN);
+			ev.exec.comm = arena_strdup(w, ev.exec.comm, FREC_COMM_LEN);
+			break;
+		case FREC_EV_TASK_RENAME:
+			ev.rename.newcomm = arena_strdup(w, ev.rename.newcomm, FREC_COMM_LEN);
+			break;
+		default:
+			break;
+		}
+		w->evs[w->nevs++] = ev;
+	}
+	if (rc < 0)
+		damage(w, "has undecodable events; the events before them are kept", rc);
+	return sort_events(w);
+}
+
+int frec_walk__next_gen(struct frec_walk *w)
+{
+	unsigned int errors = 0;
+	int rc;
+
+	if (w->failed)
+		return 0;
+	for (;;) {
+		rc = frec_reader__next_gen(w->r, &w->g);
+		if (rc == 0) {
+			w->g = NULL;
+			w->gi = NULL;
+			return 0;
+		}
+		w->blocks++;
+		if (rc > 0)
+			break;
+		damage(w, rc == -ENODATA ? "is cut short" : "is damaged", rc);
+		if (++errors >= MAX_CONSECUTIVE_ERRORS) {
+			w->g = NULL;
+			return 0;
+		}
+	}
+	w->gens++;
+	w->gi = frec_gen__info(w->g);
+	w->nread = 0;
+	rc = load_threads(w);
+	if (!rc && w->opts.sorted)
+		rc = load_gen(w);
+	if (rc) {
+		fprintf(w->err, "frec: %s: %s\n", w->path, strerror(-rc));
+		w->failed = true;
+		return 0;
+	}
+	return 1;
+}
+
+const struct frec_event *frec_walk__next_event(struct frec_walk *w)
+{
+	int rc;
+
+	if (w->pending) {
+		apply(w, w->pending);
+		w->pending = NULL;
+	}
+	if (!w->g)
+		return NULL;
+	if (w->opts.sorted) {
+		const struct frec_event *ev;
+
+		if (w->pos >= w->nevs)
+			return NULL;
+		ev = &w->evs[w->sorted_order ? w->keys[w->pos].idx : w->pos];
+		w->pos++;
+		w->pending = ev;
+		return ev;
+	}
+	rc = frec_gen__next_event(w->g, &w->cur);
+	if (rc <= 0) {
+		if (rc < 0)
+			damage(w, "has undecodable events; the events before them are kept", rc);
+		return NULL;
+	}
+	w->nread++;
+	w->pending = &w->cur;
+	return &w->cur;
+}
+
+size_t frec_walk__nthreads(const struct frec_walk *w)
+{
+	return w->nthreads;
+}
+
+const struct frec_thread *frec_walk__thread_at(const struct frec_walk *w, size_t i)
+{
+	return i < w->nthreads ? &w->threads[i] : NULL;
+}
+
+const struct frec_thread *frec_walk__thread(const struct frec_walk *w, __u32 tid)
+{
+	uint64_t *slot = frec_map__get(&w->tidx, tid);
+
+	return slot ? &w->threads[*slot] : NULL;
+}
+
+const char *frec_walk__comm(const struct frec_walk *w, __u32 tid, __u32 cpu,
+			    char buf[FREC_COMM_LEN + 8])
+{
+	const struct frec_thread *t;
+
+	/* pid 0 is a different idle task on each CPU, named after it */
+	if (tid == 0) {
+		snprintf(buf, FREC_COMM_LEN + 8, "swapper/%u", cpu);
+		return buf;
+	}
+	t = frec_walk__thread(w, tid);
+	return t && t->comm[0] ? t->comm : "<...>";
+}
+
+__u32 frec_walk__tgid(const struct frec_walk *w, __u32 tid)
+{
+	const struct frec_thread *t = frec_walk__thread(w, tid);
+
+	return t && t->tgid ? t->tgid : tid;
+}
+
+const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id)
+{
+	return w->g ? frec_gen__probe(w->g, id) : NULL;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Walking a snapshot, one generation at a time, for every frec subcommand.
+ *
+ * The walker owns the reader and the error policy: a file that cannot be
+ * opened gets one line "frec: FILE: problem" and exit status 1; a damaged
+ * generation gets one line on stderr, is skipped, and makes the final status
+ * 3, while the intact generations are still walked.
+ *
+ * Within a generation the reader returns events in the order they were
+ * recorded, which across CPUs is only nearly the time order. In sorted mode
+ * the walker loads the whole generation (memory bounded by one generation),
+ * copies the strings it needs, and stable-sorts it by timestamp.
+ *
+ * Thread names: the walker keeps its own copy of the generation's task table
+ * and applies exec and rename events as they pass in time order, so that
+ * frec_walk__comm() names a thread as it was at the event being looked at
+ * (a rename's old name is still there while the rename is being handled).
+ */
+#ifndef FREC_TOOLS_WALK_H
+#define FREC_TOOLS_WALK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <frec/snapshot.h>
+
+struct frec_walk;
+
+struct frec_walk_opts {
+	bool sorted;		/* time order within a generation (buffers it) */
+	bool quiet;		/* no messages about damaged generations */
+};
+
+/* Open path; on failure print one line to err and return NULL with *status
+ * set to the exit status (FREC_EXIT_FAIL). */
+struct frec_walk *frec_walk__open(const char *path, const struct frec_walk_opts *opts,
+				  FILE *err, int *status);
+/* The exit status so far (FREC_EXIT_OK or FREC_EXIT_DAMAGED), then free. */
+int frec_walk__close(struct frec_walk *w);
+
+const struct frec_header *frec_walk__header(const struct frec_walk *w);
+const char *frec_walk__path(const struct frec_walk *w);
+
+/* Advance to the next intact generation: 1, or 0 at the end. Damaged
+ * generations are reported and skipped here. */
+int frec_walk__next_gen(struct frec_walk *w);
+struct frec_gen *frec_walk__gen(const struct frec_walk *w);
+const struct frec_gen_info *frec_walk__gen_info(const struct frec_walk *w);
+__u64 frec_walk__gens(const struct frec_walk *w);	/* intact ones so far */
+__u64 frec_walk__damaged(const struct frec_walk *w);	/* damaged ones so far */
+/* Events of the current generation that came out (sorted mode: loaded). */
+__u64 frec_walk__gen_events(const struct frec_walk *w);
+
+/* Next event of the current generation, or NULL at its end. Valid until the
+ * next call. */
+const struct frec_event *frec_walk__next_event(struct frec_walk *w);
+
+/* The walker's copy of the task table, by index: right after next_gen() it
+ * holds the names as the generation starts. */
+size_t frec_walk__nthreads(const struct frec_walk *w);
+const struct frec_thread *frec_walk__thread_at(const struct frec_walk *w, size_t i);
+
+/* The thread as of the current event; NULL when the table does not name it. */
+const struct frec_thread *frec_walk__thread(const struct frec_walk *w, __u32 tid);
+/* Its comm; "swapper/CPU" for tid 0 (each CPU's idle task); "<...>" (as
+ * ftrace prints an unknown task) when not named; never NULL. buf holds the
+ * swapper name. */
+const char *frec_walk__comm(const struct frec_walk *w, __u32 tid, __u32 cpu,
+			    char buf[FREC_COMM_LEN + 8]);
+/* Its thread group, or tid itself when not known. */
+__u32 frec_walk__tgid(const struct frec_walk *w, __u32 tid);
+
+/* The probe table entry of an event's probe id, or NULL. */
+const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id);
+
+/* Request the walk stop (a failed write): close() then returns FREC_EXIT_FAIL. */
+void frec_walk__fail(struct frec_walk *w);
+
+#endif /* FREC_TOOLS_WALK_H */
