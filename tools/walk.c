@@ -57,10 +57,28 @@ struct frec_walk {
 	const struct frec_event *pending;	/* exec/rename to apply before the next */
 };
 
-static const char *open_problem(int err)
+/* A file that starts with the snapshot magic but fails to open has a damaged
+ * header; anything else is not a snapshot at all. */
+static bool has_magic(const char *path)
+{
+	static const char magic[8] = "\x89" "FREC\r\n\x1a";
+	char buf[sizeof(magic)];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(buf, 1, sizeof(buf), f) == sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
+	fclose(f);
+	return yes;
+}
+
+static const char *open_problem(const char *path, int err)
 {
 	switch (err) {
 	case -EBADMSG:
+		if (has_magic(path))
+			return "damaged snapshot header (bad checksum or content); nothing can be read";
 		return "not a frec snapshot (no frec header); give a .frec file written by frecd";
 	case -EPROTONOSUPPORT:
 		return "written by a newer frec (format version above " 
@@ -90,7 +108,7 @@ struct frec_walk *frec_walk__open(const char *path, const struct frec_walk_opts 
 	frec_map__init(&w->tidx);
 	rc = frec_reader__open(path, &w->r);
 	if (rc < 0) {
-		fprintf(err, "frec: %s: %s\n", path, open_problem(rc));
+		fprintf(err, "frec: %s: %s\n", path, open_problem(path, rc));
 		w->r = NULL;
 		frec_walk__close(w);
 		return NULL;
@@ -161,6 +179,18 @@ __u64 frec_walk__gen_events(const struct frec_walk *w)
 	return w->opts.sorted ? w->nevs : w->nread;
 }
 
+static const char *block_problem(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return "bad checksum or undecodable content";
+	case -ENODATA:
+		return "the file ends inside it";
+	default:
+		return frec_strerror(err);
+	}
+}
+
 static void damage(struct frec_walk *w, const char *what, int err)
 {
 	w->damaged++;
@@ -168,7 +198,7 @@ static void damage(struct frec_walk *w, const char *what, int err)
 		return;
 	if (w->damaged <= MAX_DAMAGE_LINES)
 		fprintf(w->err, "frec: %s: generation block %llu %s (%s), skipped\n", w->path,
-			(unsigned long long)w->blocks, what, frec_strerror(err));
+			(unsigned long long)w->blocks, what, block_problem(err));
 	else if (w->damaged == MAX_DAMAGE_LINES + 1)
 		fprintf(w->err, "frec: %s: more damaged generation blocks, not listed\n", w->path);
 }
