@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The reader on damaged input: a snapshot cut at every byte offset, every
+ * byte flipped in turn, garbage between blocks, random garbage, a newer
+ * format version, and a pipe instead of a file. It must never crash, and
+ * it must return exactly the generations that are intact.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <cmocka.h>
+#include <zlib.h>
+#include "synth.h"
+
+struct file {
+	unsigned char *buf;
+	size_t len;
+	size_t hdr_len;		/* bytes before the first block */
+	size_t gen_end[SYNTH_KNOWN_GENS];	/* offset just after each block */
+	__u64 gen_events[SYNTH_KNOWN_GENS];
+	char dir[64];
+};
+
+static void load_known(struct file *f)
+{
+	char path[128];
+	struct frec_reader *r;
+	struct frec_gen *g;
+	size_t blocks = 0;
+	unsigned i = 0;
+	FILE *fp;
+
+	assert_int_equal(synth_tmpdir(f->dir), 0);
+	assert_int_equal(synth_known_snapshot(f->dir, "k.frec"), 0);
+	snprintf(path, sizeof(path), "%s/k.frec", f->dir);
+	fp = fopen(path, "rb");
+	f->buf = malloc(1 << 16);
+	f->len = fread(f->buf, 1, 1 << 16, fp);
+	fclose(fp);
+	assert_int_equal(frec_reader__open(path, &r), 0);
+	while (frec_reader__next_gen(r, &g) == 1) {
+		f->gen_end[i] = frec_gen__info(g)->file_bytes;
+		f->gen_events[i++] = frec_gen__info(g)->nevents;
+		blocks += frec_gen__info(g)->file_bytes;
+	}
+	assert_int_equal(i, SYNTH_KNOWN_GENS);
+	frec_reader__free(r);
+	f->hdr_len = f->len - blocks;
+	f->gen_end[0] += f->hdr_len;
+	f->gen_end[1] += f->gen_end[0];
+	assert_int_equal(f->gen_end[1], f->len);
+}
+
+/* A reader over buf[0..len) through a pipe (the reader must not need to
+ * seek), or through a file. */
+static int open_mem(const struct file *f, const void *buf, size_t len, bool pipe_it,
+		    struct frec_reader **r)
+{
+	char path[128];
+	int fd, p[2];
+
+	if (pipe_it) {
+		/* The known snapshot fits in the pipe buffer. */
+		assert_true(len < 65536);
+		assert_int_equal(pipe(p), 0);
+		assert_int_equal(write(p[1], buf, len), (ssize_t)len);
+		close(p[1]);
+		return frec_reader__open_fd(p[0], r);
+	}
+	snprintf(path, sizeof(path), "%s/cut.frec", f->dir);
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	return frec_reader__open(path, r);
+}
+
+struct result {
+	unsigned gens;		/* generations returned with 1 */
+	__u64 events;		/* their events, all decoded */
+	__u64 seqs;		/* bit (seq - 1) per generation returned */
+	unsigned errors;	/* negative returns from next_gen */
+	__u64 damaged;
+};
+
+static struct result read_all(struct frec_reader *r)
+{
+	struct result res = { 0 };
+	struct frec_gen *g;
+	struct frec_event ev;
+	int rc, guard = 0;
+
+	while ((rc = frec_reader__next_gen(r, &g)) != 0) {
+		assert_true(++guard < 1000);
+		if (rc < 0) {
+			assert_true(rc == -EBADMSG || rc == -ENODATA);
+			res.errors++;
+			continue;
+		}
+		res.gens++;
+		res.seqs |= 1ull << (frec_gen__info(g)->seq - 1);
+		while ((rc = frec_gen__next_event(g, &ev)) == 1)
+			res.events++;
+		assert_int_equal(rc, 0);
+	}
+	/* Stays at the end. */
+	assert_int_equal(frec_reader__next_gen(r, &g), 0);
+	res.damaged = frec_reader__damaged(r);
+	return res;
+}
+
+static void test_truncated_everywhere(void **state)
+{
+	struct file f;
+
+	load_known(&f);
+	for (size_t len = 0; len <= f.len; len++) {
+		struct frec_reader *r;
+		struct result res;
+		unsigned want = (len >= f.gen_end[0]) + (len >= f.gen_end[1]);
+		int rc = open_mem(&f, f.buf, len, len % 2, &r);
+
+		if (len < f.hdr_len) {
+			/* Every prefix of our header is a truncated header. */
+			assert_int_equal(rc, -ENODATA);
+			assert_null(r);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		res = read_all(r);
+		assert_int_equal(res.gens, want);
+		assert_int_equal(res.events, (want > 0 ? f.gen_events[0] : 0) +
+					     (want > 1 ? f.gen_events[1] : 0));
+		/* A cut inside a block is one damaged (truncated) block. */
+		bool at_boundary = len == f.hdr_len || len == f.gen_end[0] || len == f.gen_end[1];
+		assert_int_equal(res.errors, at_boundary ? 0 : 1);
+		assert_int_equal(res.damaged, at_boundary ? 0 : 1);
+		frec_reader__free(r);
+	}
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+static void test_flipped_bytes(void **state)
+{
+	struct file f;
+	unsigned char *copy;
+
+	load_known(&f);
+	copy = malloc(f.len);
+	for (size_t off = 0; off < f.len; off++) {
+		struct frec_reader *r;
+		struct result res;
+		int rc;
+
+		memcpy(copy, f.buf, f.len);
+		copy[off] ^= 0x10;
+		rc = open_mem(&f, copy, f.len, false, &r);
+		if (off < f.hdr_len) {
+			/* The header's CRC (or its magic, version, length). */
+			assert_true(rc == -EBADMSG || rc == -EPROTONOSUPPORT || rc == -ENODATA);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		res = read_all(r);
+		/* Exactly the other generation survives. */
+		assert_int_equal(res.gens, 1);
+		assert_int_equal(res.seqs, off < f.gen_end[0] ? 2 : 1);
+		assert_int_equal(res.events, off < f.gen_end[0] ? f.gen_events[1] : f.gen_events[0]);
+		assert_int_equal(res.damaged, 1);
+		assert_int_equal(res.errors, 1);
+		frec_reader__free(r);
+	}
+	free(copy);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+static void test_garbage_between_blocks(void **state)
+{
+	struct file f;
+	unsigned char *copy;
+	struct frec_reader *r;
+	struct result res;
+	size_t g = 300, cut;
+
+	load_known(&f);
+	copy = malloc(f.len + g);
+	cut = f.gen_end[0];
+	memcpy(copy, f.buf, cut);
+	for (size_t i = 0; i < g; i++)
+		copy[cut + i] = (unsigned char)(i * 37 + 11);
+	memcpy(copy + cut + g, f.buf + cut, f.len - cut);
+	assert_int_equal(open_mem(&f, copy, f.len + g, true, &r), 0);
+	res = read_all(r);
+	assert_int_equal(res.gens, 2);
+	assert_int_equal(res.events, f.gen_events[0] + f.gen_events[1]);
+	assert_int_equal(res.damaged, 1);
+	frec_reader__free(r);
+
+	/* Garbage after the last block. */
+	memcpy(copy, f.buf, f.len);
+	memset(copy + f.len, 'x', g);
+	assert_int_equal(open_mem(&f, copy, f.len + g, false, &r), 0);
+	res = read_all(r);
+	assert_int_equal(res.gens, 2);
+	assert_int_equal(res.damaged, 1);
+	frec_reader__free(r);
+	free(copy);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+static void test_not_a_snapshot(void **state)
+{
+	struct file f;
+	struct frec_reader *r;
+	unsigned char junk[4096];
+	__u64 x = 88172645463325252ull;
+
+	load_known(&f);
+	for (size_t i = 0; i < sizeof(junk); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		junk[i] = (unsigned char)x;
+	}
+	assert_int_equal(open_mem(&f, junk, sizeof(junk), false, &r), -EBADMSG);
+	assert_null(r);
+	assert_int_equal(open_mem(&f, "hello world, not a frec file", 28, true, &r), -EBADMSG);
+	assert_int_equal(frec_reader__open("/nonexistent/x.frec", &r), -ENOENT);
+
+	/* A newer format version: refused as such (the version is checked
+	 * before the CRC: a newer header need not be understood). */
+	memcpy(junk, f.buf, f.hdr_len);
+	junk[8] = FREC_FORMAT_VERSION + 1;
+	assert_int_equal(open_mem(&f, junk, f.hdr_len, false, &r), -EPROTONOSUPPORT);
+
+	/* A valid header and then garbage: one damaged stretch, no generation. */
+	memcpy(junk, f.buf, f.hdr_len);
+	memset(junk + f.hdr_len, 0x5a, 1000);
+	assert_int_equal(open_mem(&f, junk, f.hdr_len + 1000, true, &r), 0);
+	struct result res = read_all(r);
+	assert_int_equal(res.gens, 0);
+	assert_int_equal(res.damaged, 1);
+	frec_reader__free(r);
+
+	assert_string_equal(frec_strerror(-EBADMSG), "not a frec snapshot, or damaged data");
+	assert_string_equal(frec_strerror(EPROTONOSUPPORT),
+			    "written by a newer frec format version; upgrade frec");
+	assert_string_equal(frec_strerror(-ENODATA), "file ends early (truncated)");
+	assert_string_equal(frec_strerror(-ENOENT), strerror(ENOENT));
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+/* A block with valid CRCs whose lengths lie: refused before allocating,
+ * and a block whose content is not a generation: skipped, next one read. */
+static void test_lying_block(void **state)
+{
+	struct file f;
+	unsigned char *copy;
+	struct frec_reader *r;
+	struct result res;
+	unsigned char *b;
+
+	load_known(&f);
+	copy = malloc(f.len);
+	memcpy(copy, f.buf, f.len);
+	b = copy + f.hdr_len;
+	/* raw_len 200 MiB from a few hundred bytes: impossible for deflate. */
+	b[16] = 0; b[17] = 0; b[18] = 0x80; b[19] = 0x0c;
+	{
+		uLong crc = crc32(0, b, 24);
+
+		b[24] = (unsigned char)crc; b[25] = (unsigned char)(crc >> 8);
+		b[26] = (unsigned char)(crc >> 16); b[27] = (unsigned char)(crc >> 24);
+	}
+	assert_int_equal(open_mem(&f, copy, f.len, false, &r), 0);
+	res = read_all(r);
+	assert_int_equal(res.gens, 1);
+	assert_int_equal(res.seqs, 2);
+	assert_int_equal(res.damaged, 1);
+	frec_reader__free(r);
+	free(copy);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+/* Random damage, many times: no crash, no leak, sane counts. */
+static void test_random_damage(void **state)
+{
+	struct file f;
+	unsigned char *copy;
+	__u64 x = 1;
+
+	load_known(&f);
+	copy = malloc(f.len);
+	for (unsigned it = 0; it < 3000; it++) {
+		struct frec_reader *r;
+		struct result res;
+		size_t len = f.len;
+
+		memcpy(copy, f.buf, f.len);
+		for (unsigned k = 0; k < 1 + it % 4; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			copy[f.hdr_len + x % (f.len - f.hdr_len)] = (unsigned char)(x >> 32);
+		}
+		if (it % 3 == 0)
+			len = f.hdr_len + (x >> 20) % (f.len - f.hdr_len);
+		if (open_mem(&f, copy, len, it % 2, &r))
+			continue;
+		res = read_all(r);
+		assert_true(res.gens <= 2);
+		frec_reader__free(r);
+	}
+	free(copy);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_truncated_everywhere),
+		cmocka_unit_test(test_flipped_bytes),
+		cmocka_unit_test(test_garbage_between_blocks),
+		cmocka_unit_test(test_not_a_snapshot),
+		cmocka_unit_test(test_lying_block),
+		cmocka_unit_test(test_random_damage),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
