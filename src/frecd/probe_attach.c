@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Load probe.bpf.c into frecd's ring buffer and attach every probe id, all
+ * or nothing. Each program is attached once per probe id (and per -p pid)
+ * with the id as its cookie, so one program serves any number of probes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "frecd/probe_set.h"
+#include "probe.skel.h"
+
+static int has_kind(const struct frec_probes *p, __u32 kind)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->ents[i].kind == kind)
+			return 1;
+	return 0;
+}
+
+/* The wakeup threshold as frecd's own programs use it: a quarter of a small
+ * ring, so that a wakeup comes well before the ring is full. */
+static void set_wakeup(struct probe_bpf *skel, int ring_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (ring_fd < 0 || bpf_obj_get_info_by_fd(ring_fd, &info, &len))
+		return;
+	if (info.max_entries / 4 < skel->rodata->wakeup_bytes)
+		skel->rodata->wakeup_bytes = info.max_entries / 4;
+}
+
+static void attach_error(const struct probe_entry *e, int pid, int err, char *buf, size_t len)
+{
+	char where[64] = "";
+
+	if (pid >= 0)
+		snprintf(where, sizeof(where), " in pid %d", pid);
+	if (err == EPERM || err == EACCES)
+		snprintf(buf, len,
+			 "probe '%s': attaching to %s:%s%s: %s: recent kernels require CAP_SYS_ADMIN "
+			 "for uprobes: run frecd as root or give it CAP_SYS_ADMIN",
+			 e->name, e->path, e->func, where, strerror(err));
+	else if (err == ESRCH && pid >= 0)
+		snprintf(buf, len, "probe '%s': no process %d: check the -p PID", e->name, pid);
+	else if (err == ENOENT)
+		snprintf(buf, len, "probe '%s': %s is gone since frecd checked it: check the path",
+			 e->name, e->path);
+	else
+		snprintf(buf, len, "probe '%s': attaching to %s:%s%s: %s: run frecd -v for libbpf's "
+			 "details", e->name, e->path, e->func, where, strerror(err));
+}
+
+static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_entry *e,
+				   __u32 id, int pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = id);
+	LIBBPF_OPTS(bpf_usdt_opts, sopts, .usdt_cookie = id);
+
+	switch (e->kind) {
+	case FREC_PROBE_UPROBE:
+		return bpf_program__attach_uprobe_opts(skel->progs.frec_uprobe, pid, e->path,
+						       e->file_off, &uopts);
+	case FREC_PROBE_URETPROBE:
+		uopts.retprobe = true;
+		return bpf_program__attach_uprobe_opts(skel->progs.frec_uretprobe, pid, e->path,
+						       e->file_off, &uopts);
+	case FREC_PROBE_USDT:
+		return bpf_program__attach_usdt(skel->progs.frec_usdt, pid, e->path, e->provider,
+						e->usdt_name, &sopts);
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
+			char *err, size_t errlen)
+{
+	struct frec_probes_attach_opts o = { .ring_fd = -1, .counters_fd = -1 };
+	struct probe_bpf *skel = NULL;
+	size_t i, j, npids, nlinks = 0;
+	struct bpf_link **links = NULL;
+	int ret = 0;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (p->skel) {
+		snprintf(err, errlen, "probes are already attached");
+		return -EBUSY;
+	}
+	if (!p->n)
+		return 0;
+	if (o.nargs > FREC_MAX_PROBE_ARGS) {
+		snprintf(err, errlen, "--probe-args %u: at most %d arguments: use 0 to %d", o.nargs,
+			 FREC_MAX_PROBE_ARGS, FREC_MAX_PROBE_ARGS);
+		return -EINVAL;
+	}
+	npids = o.npids && o.pids ? o.npids : 0;
+
+	skel = probe_bpf__open();
+	if (!skel) {
+		ret = -errno;
+		snprintf(err, errlen, "opening the probe BPF object: %s", strerror(errno));
+		goto err_out;
+	}
+	skel->rodata->nargs = o.nargs;
+	skel->rodata->self_pid = o.self_pid;
+	set_wakeup(skel, o.ring_fd);
+	/* Load only what is used: fewer programs to verify, and a kernel
+	 * without USDT support still takes plain uprobes. */
+	bpf_program__set_autoload(skel->progs.frec_uprobe, has_kind(p, FREC_PROBE_UPROBE));
+	bpf_program__set_autoload(skel->progs.frec_uretprobe, has_kind(p, FREC_PROBE_URETPROBE));
+	bpf_program__set_autoload(skel->progs.frec_usdt, has_kind(p, FREC_PROBE_USDT));
+	/* One ring for everything: frecd's maps replace ours before load. */
+	if (o.ring_fd >= 0 && (ret = bpf_map__reuse_fd(skel->maps.events, o.ring_fd))) {
+		snprintf(err, errlen, "sharing frecd's ring buffer with the probes: %s", strerror(-ret));
+		goto err_out;
+	}
+	if (o.counters_fd >= 0 && (ret = bpf_map__reuse_fd(skel->maps.counters, o.counters_fd))) {
+		snprintf(err, errlen, "sharing frecd's counters with the probes: %s", strerror(-ret));
+		goto err_out;
+	}
+	ret = probe_bpf__load(skel);
+	if (ret) {
+		if (ret == -EPERM || ret == -EACCES)
+			snprintf(err, errlen, "loading the probe BPF programs: %s: run frecd as root "
+				 "(it needs CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)", strerror(-ret));
+		else
+			snprintf(err, errlen, "loading the probe BPF programs: %s: run frecd -v for "
+				 "the verifier's log", strerror(-ret));
+		goto err_out;
+	}
+
+	links = calloc(p->n * (npids ? npids : 1), sizeof(*links));
+	if (!links) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "attaching probes: out of memory");
+		goto err_out;
+	}
+	for (i = 0; i < p->n; i++) {
+		for (j = 0; j < (npids ? npids : 1); j++) {
+			int pid = npids ? (int)o.pids[j] : -1;
+			struct bpf_link *l = attach_one(skel, &p->ents[i], (__u32)(i + 1), pid);
+
+			if (!l) {
+				ret = -errno;
+				attach_error(&p->ents[i], pid, errno, err, errlen);
+				goto err_out;
+			}
+			links[nlinks++] = l;
+		}
+	}
+
+	p->skel = skel;
+	p->links = links;
+	p->nlinks = nlinks;
+	p->nargs = o.nargs;
+	probe_set__sync_table(p);
+	return 0;
+
+err_out:
+	/* Nothing stays attached half-way. */
+	while (nlinks)
+		bpf_link__destroy(links[--nlinks]);
+	free(links);
+	probe_bpf__destroy(skel);
+	return ret ? ret : -EINVAL;
+}
+
+void frec_probes__detach(struct frec_probes *p)
+{
+	if (!p || !p->skel)
+		return;
+	while (p->nlinks)
+		bpf_link__destroy(p->links[--p->nlinks]);
+	free(p->links);
+	p->links = NULL;
+	probe_bpf__destroy(p->skel);
+	p->skel = NULL;
+}
