@@ -6,8 +6,13 @@
 #include "calls.h"
 #include "map.h"
 
+/* A ring of frames: the oldest can be evicted in O(1) when it is full,
+ * which happens all the time for a function with no return probe. */
 struct stack {
-	unsigned int depth, cap;
+	__u32 tgid;
+	unsigned int head;	/* index of the outermost frame */
+	unsigned int depth;
+	unsigned int cap;	/* power of two */
 	struct frec_frame *frames;
 };
 
@@ -16,7 +21,8 @@ struct frec_calls {
 	unsigned int nfns;
 	struct frec_map ids;		/* probe id -> (kind << 32) | fn, this generation */
 	struct frec_map stacks;		/* tid -> struct stack * */
-	struct stack *dead;		/* freed at the next operation (abandoned frames live here) */
+	struct frec_frame entry;	/* the entry of the last RETURN */
+	struct frec_frame scratch[FREC_CALLS_MAX_DEPTH];	/* abandoned frames */
 };
 
 struct frec_calls *frec_calls__new(void)
@@ -38,12 +44,6 @@ static void stack_free(struct stack *s)
 	}
 }
 
-static void reap(struct frec_calls *c)
-{
-	stack_free(c->dead);
-	c->dead = NULL;
-}
-
 void frec_calls__free(struct frec_calls *c)
 {
 	size_t pos = 0;
@@ -52,7 +52,6 @@ void frec_calls__free(struct frec_calls *c)
 
 	if (!c)
 		return;
-	reap(c);
 	while (frec_map__next(&c->stacks, &pos, NULL, &v))
 		stack_free((struct stack *)(uintptr_t)v);
 	for (i = 0; i < c->nfns; i++) {
@@ -74,8 +73,8 @@ static int fn_index(struct frec_calls *c, const struct frec_probe_info *p)
 	__u64 off = p->kind == FREC_PROBE_UPROBE ? p->offset : 0;
 	struct frec_fn *f;
 	unsigned int i;
-	size_t n;
 	const char *slash;
+	size_t n;
 
 	for (i = 0; i < c->nfns; i++) {
 		f = &c->fns[i];
@@ -108,7 +107,6 @@ static int fn_index(struct frec_calls *c, const struct frec_probe_info *p)
 	else if (*func)
 		snprintf(f->label, n, "%s", func);
 	else
-		/* no function recorded: fall back on the spec the user gave */
 		snprintf(f->label, n, "%s", path);
 	if (*func) {
 		f->short_name = f->func;
@@ -124,7 +122,6 @@ int frec_calls__gen(struct frec_calls *c, struct frec_gen *g)
 	const struct frec_gen_info *gi = frec_gen__info(g);
 	__u32 i;
 
-	reap(c);
 	frec_map__clear(&c->ids);
 	for (i = 0; i < gi->nprobes; i++) {
 		const struct frec_probe_info *p = frec_gen__probe_at(g, i);
@@ -155,18 +152,26 @@ int frec_calls__fn_of(const struct frec_calls *c, __u32 probe_id)
 	return v ? (int)(uint32_t)*v : -1;
 }
 
-static struct stack *stack_of(struct frec_calls *c, __u32 tid, bool create)
+static inline struct frec_frame *frame_at(struct stack *s, unsigned int i)
+{
+	return &s->frames[(s->head + i) & (s->cap - 1)];
+}
+
+static struct stack *stack_of(struct frec_calls *c, __u32 tid)
 {
 	uint64_t *v = frec_map__get(&c->stacks, tid);
-	struct stack *s;
 
-	if (v)
-		return (struct stack *)(uintptr_t)*v;
-	if (!create)
-		return NULL;
-	s = calloc(1, sizeof(*s));
+	return v ? (struct stack *)(uintptr_t)*v : NULL;
+}
+
+static struct stack *stack_new(struct frec_calls *c, __u32 tid, __u32 tgid)
+{
+	struct stack *s = calloc(1, sizeof(*s));
+	uint64_t *v;
+
 	if (!s)
 		return NULL;
+	s->tgid = tgid;
 	v = frec_map__put(&c->stacks, tid, NULL);
 	if (!v) {
 		free(s);
@@ -176,26 +181,99 @@ static struct stack *stack_of(struct frec_calls *c, __u32 tid, bool create)
 	return s;
 }
 
-/* An empty stack is freed (after this operation), so that state stays
- * proportional to the threads that really are inside a probed call. */
+/* Copy frames [from, depth) out, outermost first, and drop them. */
+static void abandon_top(struct frec_calls *c, struct stack *s, unsigned int from,
+			struct frec_call *out, enum frec_abandon_why why)
+{
+	unsigned int i;
+
+	for (i = from; i < s->depth; i++)
+		c->scratch[i - from] = *frame_at(s, i);
+	out->abandoned = c->scratch;
+	out->nabandoned = s->depth - from;
+	out->why = why;
+	s->depth = from;
+}
+
+/* A stack that empties is freed, so that state stays proportional to the
+ * threads that really are inside a probed call. */
 static void retire_if_empty(struct frec_calls *c, __u32 tid, struct stack *s)
 {
 	if (s->depth)
 		return;
 	frec_map__del(&c->stacks, tid);
-	c->dead = s;
+	stack_free(s);
+}
+
+static void push(struct frec_calls *c, const struct frec_event *ev, int fn, struct frec_call *out)
+{
+	struct stack *s = stack_of(c, ev->tid);
+	struct frec_frame *f;
+
+	if (!s && !(s = stack_new(c, ev->tid, ev->tgid)))
+		return;
+	s->tgid = ev->tgid;
+	if (s->depth == s->cap) {
+		if (s->cap < FREC_CALLS_MAX_DEPTH) {
+			unsigned int ncap = s->cap ? s->cap * 2 : 4, i;
+			struct frec_frame *nf = malloc(ncap * sizeof(*nf));
+
+			if (!nf) {
+				retire_if_empty(c, ev->tid, s);
+				return;
+			}
+			for (i = 0; i < s->depth; i++)
+				nf[i] = *frame_at(s, i);
+			free(s->frames);
+			s->frames = nf;
+			s->cap = ncap;
+			s->head = 0;
+		} else {
+			/* full: the outermost frame makes room */
+			c->scratch[0] = *frame_at(s, 0);
+			out->abandoned = c->scratch;
+			out->nabandoned = 1;
+			out->why = FREC_ABANDON_EVICT;
+			s->head = (s->head + 1) & (s->cap - 1);
+			s->depth--;
+		}
+	}
+	f = frame_at(s, s->depth++);
+	f->fn = fn;
+	f->ts = ev->ts;
+	f->nargs = ev->probe.nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : ev->probe.nargs;
+	memcpy(f->args, ev->probe.args, sizeof(f->args));
+	out->kind = FREC_CALL_ENTRY;
+}
+
+static void pop(struct frec_calls *c, const struct frec_event *ev, int fn, struct frec_call *out)
+{
+	struct stack *s = stack_of(c, ev->tid);
+	unsigned int i;
+
+	if (!s)
+		return;
+	for (i = s->depth; i > 0; i--)
+		if (frame_at(s, i - 1)->fn == fn)
+			break;
+	if (!i)
+		return;		/* no open call of this function: an instant */
+	c->entry = *frame_at(s, i - 1);
+	out->kind = FREC_CALL_RETURN;
+	out->entry = &c->entry;
+	abandon_top(c, s, i, out, FREC_ABANDON_RETURN);
+	s->depth = i - 1;
+	retire_if_empty(c, ev->tid, s);
 }
 
 void frec_calls__event(struct frec_calls *c, const struct frec_event *ev, struct frec_call *out)
 {
 	uint64_t *v;
 	__u32 kind;
-	struct stack *s;
 	int fn;
 
 	memset(out, 0, sizeof(*out));
 	out->fn = -1;
-	reap(c);
 	if (ev->type != FREC_EV_UPROBE && ev->type != FREC_EV_URETPROBE &&
 	    ev->type != FREC_EV_USDT)
 		return;
@@ -206,52 +284,12 @@ void frec_calls__event(struct frec_calls *c, const struct frec_event *ev, struct
 	fn = (int)(uint32_t)*v;
 	kind = (__u32)(*v >> 32);
 	out->fn = fn;
-
-	if (ev->type == FREC_EV_UPROBE && kind != FREC_PROBE_USDT && c->fns[fn].has_return) {
-		struct frec_frame *f;
-
-		s = stack_of(c, ev->tid, true);
-		if (!s)
-			return;
-		if (s->depth == s->cap) {
-			unsigned int ncap = s->cap ? s->cap * 2 : 8;
-
-			if (ncap > FREC_CALLS_MAX_DEPTH || !(f = realloc(s->frames, ncap * sizeof(*f)))) {
-				out->overflow = true;
-				retire_if_empty(c, ev->tid, s);
-				return;
-			}
-			s->frames = f;
-			s->cap = ncap;
-		}
-		f = &s->frames[s->depth++];
-		f->fn = fn;
-		f->ts = ev->ts;
-		f->nargs = ev->probe.nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : ev->probe.nargs;
-		memcpy(f->args, ev->probe.args, sizeof(f->args));
-		out->kind = FREC_CALL_ENTRY;
+	if (kind == FREC_PROBE_USDT || c->fns[fn].usdt || c->fns[fn].offset)
 		return;
-	}
-	if (ev->type == FREC_EV_URETPROBE && kind != FREC_PROBE_USDT) {
-		unsigned int i;
-
-		s = stack_of(c, ev->tid, false);
-		if (!s)
-			return;
-		for (i = s->depth; i > 0; i--)
-			if (s->frames[i - 1].fn == fn)
-				break;
-		if (!i)
-			return;	/* no open call of this function: an instant */
-		/* frames above i-1 never returned; they stay in memory until the
-		 * next operation, innermost first is the caller's order */
-		out->kind = FREC_CALL_RETURN;
-		out->entry = &s->frames[i - 1];
-		out->abandoned = &s->frames[i];
-		out->nabandoned = s->depth - i;
-		s->depth = i - 1;
-		retire_if_empty(c, ev->tid, s);
-	}
+	if (ev->type == FREC_EV_UPROBE)
+		push(c, ev, fn, out);
+	else if (ev->type == FREC_EV_URETPROBE)
+		pop(c, ev, fn, out);
 }
 
 void frec_calls__exit(struct frec_calls *c, __u32 tid, struct frec_call *out)
@@ -260,13 +298,10 @@ void frec_calls__exit(struct frec_calls *c, __u32 tid, struct frec_call *out)
 
 	memset(out, 0, sizeof(*out));
 	out->fn = -1;
-	reap(c);
-	s = stack_of(c, tid, false);
+	s = stack_of(c, tid);
 	if (!s)
 		return;
-	out->abandoned = s->frames;
-	out->nabandoned = s->depth;
-	s->depth = 0;
+	abandon_top(c, s, 0, out, FREC_ABANDON_EXIT);
 	retire_if_empty(c, tid, s);
 }
 
@@ -280,18 +315,22 @@ const struct frec_fn *frec_calls__fn(const struct frec_calls *c, int fn)
 	return fn >= 0 && (unsigned int)fn < c->nfns ? &c->fns[fn] : NULL;
 }
 
-bool frec_calls__next_open(const struct frec_calls *c, size_t *pos, __u32 *tid,
+bool frec_calls__next_open(struct frec_calls *c, size_t *pos, __u32 *tid, __u32 *tgid,
 			   const struct frec_frame **frames, unsigned int *n)
 {
 	uint64_t v;
 
 	while (frec_map__next(&c->stacks, pos, tid, &v)) {
-		const struct stack *s = (const struct stack *)(uintptr_t)v;
+		struct stack *s = (struct stack *)(uintptr_t)v;
+		unsigned int i;
 
 		if (!s->depth)
 			continue;
-		*frames = s->frames;
+		for (i = 0; i < s->depth; i++)
+			c->scratch[i] = *frame_at(s, i);
+		*frames = c->scratch;
 		*n = s->depth;
+		*tgid = s->tgid;
 		return true;
 	}
 	return false;

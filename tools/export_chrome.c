@@ -7,10 +7,12 @@
  *  - each thread's lane holds "running" X slices, from being switched in to
  *    being switched out, and instants for fork, exec and exit;
  *  - a pseudo-process "CPUs" holds one lane per CPU with what ran there;
- *  - probe calls are B/E slices with their arguments (and "ret" on E) on a
- *    "probes" lane beside each thread: on the thread's own lane a call that
- *    blocks would overlap its running slices, which the format forbids;
- *    USDT and unpaired hits are instants there;
+ *  - probe calls are complete (X) slices with their arguments and "ret", on
+ *    a "probes" lane beside each thread: on the thread's own lane a call that
+ *    blocks would overlap its running slices, which the format forbids. A
+ *    call is written when it ends (calls.c pairs entries and returns across
+ *    generations); one that never returned is marked "unfinished". USDT and
+ *    unpaired hits are instants there;
  *  - lost records are instants on their CPU's lane.
  *
  * Pseudo ids never collide with real ones: Linux pids stay below
@@ -313,82 +315,139 @@ static void on_task_event(struct cexport *x, const struct frec_event *ev)
 	}
 }
 
-static void probe_args(struct cexport *x, const struct frec_event *ev, bool comma)
+static void probe_args(struct cexport *x, __u32 nargs, const __u64 *args)
 {
-	__u32 i, n = ev->probe.nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : ev->probe.nargs;
+	__u32 i, n = nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : nargs;
 
 	for (i = 0; i < n; i++) {
-		frec_out__printf(x->o, "%s\"arg%u\":", comma || i ? "," : "", i);
-		frec_out__u64(x->o, ev->probe.args[i]);
+		frec_out__printf(x->o, "%s\"arg%u\":", i ? "," : "", i);
+		frec_out__u64(x->o, args[i]);
 	}
 }
 
-static void end_slice(struct cexport *x, __u64 ts, __u32 tgid, __u32 tid, bool unfinished,
-		      const __s64 *ret)
+static const char *fn_name(struct cexport *x, int fn, __u32 probe_id, char *buf, size_t len)
 {
+	const struct frec_fn *f = frec_calls__fn(x->calls, fn);
+
+	if (f)
+		return f->short_name;
+	snprintf(buf, len, "probe #%u", probe_id);
+	return buf;
+}
+
+/* A call, written once it has ended: a complete (X) slice on the thread's
+ * probes lane. ret NULL: it never returned (unfinished). */
+static void call_slice(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_frame *f,
+		       __u64 end, const __s64 *ret)
+{
+	char buf[32];
+
+	name_probe_lane(x, tid, tgid);
 	sep(x);
-	frec_out__str(x->o, "{\"ph\":\"E\"");
-	ts_field(x, "ts", ts);
+	frec_out__str(x->o, "{\"name\":");
+	frec_json__str(x->o, fn_name(x, f->fn, 0, buf, sizeof(buf)), 4096);
+	frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"X\"");
+	ts_field(x, "ts", f->ts);
+	ts_field(x, "dur", end >= f->ts ? end - f->ts : 0);
 	pid_tid(x, tgid, PROBE_LANE(tid));
 	frec_out__str(x->o, ",\"args\":{");
-	if (unfinished)
-		frec_out__str(x->o, "\"unfinished\":true");
+	probe_args(x, f->nargs, f->args);
 	if (ret) {
-		frec_out__str(x->o, "\"ret\":");
+		frec_out__str(x->o, f->nargs ? ",\"ret\":" : "\"ret\":");
+		frec_out__s64(x->o, *ret);
+	} else {
+		frec_out__str(x->o, f->nargs ? ",\"unfinished\":true" : "\"unfinished\":true");
+	}
+	frec_out__str(x->o, "}}");
+}
+
+/* A hit on the probes lane: USDT, an entry of a function without return
+ * probe, a return whose entry came before the recording. */
+static void hit(struct cexport *x, __u32 tgid, __u32 tid, const char *name, __u64 ts,
+		__u32 nargs, const __u64 *args, const __s64 *ret)
+{
+	name_probe_lane(x, tid, tgid);
+	instant_begin(x, name, "probe", ts, tgid, PROBE_LANE(tid));
+	probe_args(x, nargs, args);
+	if (ret) {
+		frec_out__str(x->o, nargs ? ",\"ret\":" : "\"ret\":");
 		frec_out__s64(x->o, *ret);
 	}
 	frec_out__str(x->o, "}}");
+}
+
+static void abandoned(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_call *c,
+		      __u64 ts)
+{
+	unsigned int i;
+	char buf[32];
+
+	for (i = 0; i < c->nabandoned; i++) {
+		const struct frec_frame *f = &c->abandoned[i];
+		const struct frec_fn *fn = frec_calls__fn(x->calls, f->fn);
+
+		if (fn && fn->has_return && c->why != FREC_ABANDON_EVICT)
+			call_slice(x, tgid, tid, f, ts, NULL);
+		else
+			hit(x, tgid, tid, fn_name(x, f->fn, 0, buf, sizeof(buf)), f->ts, f->nargs,
+			    f->args, NULL);
+	}
 }
 
 static void on_probe(struct cexport *x, const struct frec_event *ev)
 {
 	const struct frec_fn *fn;
 	struct frec_call c;
-	char name[160];
-	unsigned int i;
+	char name[160], buf[32];
 
 	frec_calls__event(x->calls, ev, &c);
-	fn = frec_calls__fn(x->calls, c.fn);
-	name_probe_lane(x, ev->tid, ev->tgid);
-	for (i = 0; i < c.nabandoned; i++)
-		end_slice(x, ev->ts, ev->tgid, ev->tid, true, NULL);
-	if (fn)
-		snprintf(name, sizeof(name), "%s%s", fn->short_name,
-			 c.kind == FREC_CALL_INSTANT && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
-	else
-		snprintf(name, sizeof(name), "probe #%u", ev->probe.probe_id);
-
-	if (c.kind == FREC_CALL_RETURN) {
-		end_slice(x, ev->ts, ev->tgid, ev->tid, false, &ev->probe.ret);
-		return;
+	abandoned(x, ev->tgid, ev->tid, &c, ev->ts);
+	switch (c.kind) {
+	case FREC_CALL_ENTRY:
+		name_probe_lane(x, ev->tid, ev->tgid);
+		break;		/* written when it ends */
+	case FREC_CALL_RETURN:
+		call_slice(x, ev->tgid, ev->tid, c.entry, ev->ts, &ev->probe.ret);
+		break;
+	default:
+		fn = frec_calls__fn(x->calls, c.fn);
+		snprintf(name, sizeof(name), "%s%s", fn_name(x, c.fn, ev->probe.probe_id, buf, sizeof(buf)),
+			 fn && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
+		hit(x, ev->tgid, ev->tid, name, ev->ts, ev->probe.nargs, ev->probe.args,
+		    ev->type == FREC_EV_URETPROBE ? &ev->probe.ret : NULL);
+		break;
 	}
-	sep(x);
-	frec_out__str(x->o, "{\"name\":");
-	frec_json__str(x->o, name, sizeof(name));
-	if (c.kind == FREC_CALL_ENTRY)
-		frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"B\"");
-	else
-		frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"i\",\"s\":\"t\"");
-	ts_field(x, "ts", ev->ts);
-	pid_tid(x, ev->tgid, PROBE_LANE(ev->tid));
-	frec_out__str(x->o, ",\"args\":{");
-	probe_args(x, ev, false);
-	if (ev->type == FREC_EV_URETPROBE) {
-		frec_out__str(x->o, ev->probe.nargs ? ",\"ret\":" : "\"ret\":");
-		frec_out__s64(x->o, ev->probe.ret);
-	}
-	frec_out__str(x->o, "}}");
 }
 
 static void on_exit_calls(struct cexport *x, const struct frec_event *ev)
 {
 	struct frec_call c;
-	unsigned int i;
 	__u32 tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, ev->exit.pid);
 
 	frec_calls__exit(x->calls, ev->exit.pid, &c);
-	for (i = 0; i < c.nabandoned; i++)
-		end_slice(x, ev->ts, tgid, ev->exit.pid, true, NULL);
+	abandoned(x, tgid, ev->exit.pid, &c, ev->ts);
+}
+
+/* The end of the recording: calls still open run until the last event. */
+static void open_calls(struct cexport *x)
+{
+	const struct frec_frame *frames;
+	unsigned int n, i;
+	size_t pos = 0;
+	__u32 tid, tgid;
+	char buf[32];
+
+	while (frec_calls__next_open(x->calls, &pos, &tid, &tgid, &frames, &n)) {
+		for (i = 0; i < n; i++) {
+			const struct frec_fn *fn = frec_calls__fn(x->calls, frames[i].fn);
+
+			if (fn && fn->has_return)
+				call_slice(x, tgid, tid, &frames[i], x->last_ts, NULL);
+			else
+				hit(x, tgid, tid, fn_name(x, frames[i].fn, 0, buf, sizeof(buf)),
+				    frames[i].ts, frames[i].nargs, frames[i].args, NULL);
+		}
+	}
 }
 
 static void on_lost(struct cexport *x, const struct frec_event *ev)
@@ -485,6 +544,8 @@ int frec_export_chrome__run(const char *path, const struct frec_export_opts *opt
 		/* tasks still on their CPU ran until the last event */
 		for (cpu = 0; !rc && cpu < x.ncpus; cpu++)
 			running(&x, cpu, &x.cpus[cpu], x.last_ts);
+		if (!rc)
+			open_calls(&x);
 		frec_out__str(x.o, "\n]}\n");
 	}
 	if (x.o) {

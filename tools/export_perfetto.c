@@ -510,7 +510,11 @@ static void process_tree(struct pexport *x)
 	emit_packet(x);
 }
 
-/* ---- probe slices --------------------------------------------------------- */
+/* ---- probe slices ---------------------------------------------------------
+ * Calls are written when they end (calls.c decides then what an entry was):
+ * SLICE_BEGIN at the entry's timestamp and SLICE_END at the return's, one
+ * after the other. trace_processor sorts packets by timestamp (ties keep
+ * file order), so the slices of a thread nest as its calls did. */
 
 static __u64 track_uuid(__u32 tgid, __u32 tid)
 {
@@ -518,15 +522,15 @@ static __u64 track_uuid(__u32 tgid, __u32 tid)
 	return ((__u64)tgid << 32) | tid;
 }
 
-static __u64 thread_track(struct pexport *x, const struct frec_event *ev)
+static __u64 thread_track(struct pexport *x, __u32 tgid, __u32 tid, __u64 ts, __u32 cpu)
 {
-	__u64 uuid = track_uuid(ev->tgid, ev->tid);
+	__u64 uuid = track_uuid(tgid, tid);
 	uint64_t *slot;
 	bool created;
 	char buf[FREC_COMM_LEN + 8];
 	struct frec_pb *p = &x->pkt;
 
-	slot = frec_map__put(&x->tracks, ev->tid, &created);
+	slot = frec_map__put(&x->tracks, tid, &created);
 	if (!slot) {
 		x->err = -ENOMEM;
 		return uuid;
@@ -535,7 +539,7 @@ static __u64 thread_track(struct pexport *x, const struct frec_event *ev)
 		return uuid;
 	*slot = uuid;
 	frec_pb__begin(p, 1);
-	frec_pb__uint(p, TP_TIMESTAMP, ev->ts);
+	frec_pb__uint(p, TP_TIMESTAMP, ts);
 	frec_pb__uint(p, TP_SEQ_ID, SEQ_TRACKS);
 	if (!x->seq_started) {
 		frec_pb__uint(p, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
@@ -544,9 +548,9 @@ static __u64 thread_track(struct pexport *x, const struct frec_event *ev)
 	frec_pb__begin(p, TP_TRACK_DESCRIPTOR);
 	frec_pb__uint(p, TD_UUID, uuid);
 	frec_pb__begin(p, TD_THREAD);
-	frec_pb__int(p, THD_PID, (__s32)ev->tgid);
-	frec_pb__int(p, THD_TID, (__s32)ev->tid);
-	frec_pb__string(p, THD_NAME, comm_of(x, ev->tid, ev->cpu, buf));
+	frec_pb__int(p, THD_PID, (__s32)tgid);
+	frec_pb__int(p, THD_TID, (__s32)tid);
+	frec_pb__string(p, THD_NAME, comm_of(x, tid, cpu, buf));
 	frec_pb__end(p);
 	frec_pb__end(p);
 	frec_pb__end(p);
@@ -583,27 +587,81 @@ static void annotate_uint(struct frec_pb *p, const char *name, __u64 v)
 	frec_pb__end(p);
 }
 
-static void annotate_args(struct frec_pb *p, const struct frec_event *ev)
+static void annotate_int(struct frec_pb *p, const char *name, __s64 v)
+{
+	frec_pb__begin(p, TE_DEBUG_ANNOTATIONS);
+	frec_pb__string(p, DA_NAME, name);
+	frec_pb__int(p, DA_INT, v);
+	frec_pb__end(p);
+}
+
+static void annotate_true(struct frec_pb *p, const char *name)
+{
+	frec_pb__begin(p, TE_DEBUG_ANNOTATIONS);
+	frec_pb__string(p, DA_NAME, name);
+	frec_pb__uint(p, DA_BOOL, 1);
+	frec_pb__end(p);
+}
+
+static void annotate_args(struct frec_pb *p, __u32 nargs, const __u64 *args)
 {
 	static const char *const names[FREC_MAX_PROBE_ARGS] = {
 		"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
 	};
-	__u32 i, n = ev->probe.nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : ev->probe.nargs;
+	__u32 i, n = nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : nargs;
 
 	for (i = 0; i < n; i++)
-		annotate_uint(p, names[i], ev->probe.args[i]);
+		annotate_uint(p, names[i], args[i]);
 }
 
-static void end_abandoned(struct pexport *x, __u64 ts, __u64 uuid, const struct frec_call *c)
+static const char *fn_name(struct pexport *x, int fn, __u32 probe_id, char *buf, size_t len)
+{
+	const struct frec_fn *f = frec_calls__fn(x->calls, fn);
+
+	if (f)
+		return f->short_name;
+	snprintf(buf, len, "probe #%u", probe_id);
+	return buf;
+}
+
+/* A call that began at f and ended at ts (ret, or unfinished when NULL). */
+static void slice(struct pexport *x, __u64 uuid, const struct frec_frame *f, __u64 ts,
+		  const __s64 *ret, bool end)
+{
+	char buf[32];
+
+	track_event_begin(x, f->ts, uuid, TE_SLICE_BEGIN, fn_name(x, f->fn, 0, buf, sizeof(buf)));
+	annotate_args(&x->pkt, f->nargs, f->args);
+	track_event_end(x);
+	if (!end)
+		return;		/* still running when the recording ends */
+	track_event_begin(x, ts, uuid, TE_SLICE_END, NULL);
+	if (ret)
+		annotate_int(&x->pkt, "ret", *ret);
+	else
+		annotate_true(&x->pkt, "unfinished");
+	track_event_end(x);
+}
+
+/* An entry that left the stack without its return. */
+static void abandoned(struct pexport *x, __u64 uuid, const struct frec_call *c, __u64 ts)
 {
 	unsigned int i;
+	char buf[32];
 
 	for (i = 0; i < c->nabandoned; i++) {
-		track_event_begin(x, ts, uuid, TE_SLICE_END, NULL);
-		frec_pb__begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
-		frec_pb__string(&x->pkt, DA_NAME, "unfinished");
-		frec_pb__uint(&x->pkt, DA_BOOL, 1);
-		frec_pb__end(&x->pkt);
+		const struct frec_frame *f = &c->abandoned[i];
+		const struct frec_fn *fn = frec_calls__fn(x->calls, f->fn);
+
+		if (fn && fn->has_return && c->why != FREC_ABANDON_EVICT) {
+			slice(x, uuid, f, ts, NULL, true);
+			continue;
+		}
+		/* no return probe: the entry was just a hit */
+		track_event_begin(x, f->ts, uuid, TE_INSTANT, fn_name(x, f->fn, 0, buf, sizeof(buf)));
+		annotate_args(&x->pkt, f->nargs, f->args);
+		if (fn && fn->has_return)
+			annotate_true(&x->pkt, "unfinished");
 		track_event_end(x);
 	}
 }
@@ -613,42 +671,29 @@ static void add_probe(struct pexport *x, const struct frec_event *ev)
 	const struct frec_fn *fn;
 	struct frec_call c;
 	__u64 uuid;
-	char name[160];
+	char name[160], buf[32];
 
 	frec_calls__event(x->calls, ev, &c);
-	fn = frec_calls__fn(x->calls, c.fn);
-	uuid = thread_track(x, ev);
-	end_abandoned(x, ev->ts, uuid, &c);
-	if (fn)
-		snprintf(name, sizeof(name), "%s%s", fn->short_name,
-			 c.kind == FREC_CALL_INSTANT && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
-	else
-		snprintf(name, sizeof(name), "probe #%u", ev->probe.probe_id);
-
+	uuid = thread_track(x, ev->tgid, ev->tid, ev->ts, ev->cpu);
+	/* inner calls end before the one returning: their ENDs come first */
+	abandoned(x, uuid, &c, ev->ts);
 	switch (c.kind) {
 	case FREC_CALL_ENTRY:
-		track_event_begin(x, ev->ts, uuid, TE_SLICE_BEGIN, name);
-		annotate_args(&x->pkt, ev);
-		break;
+		break;		/* written when it ends */
 	case FREC_CALL_RETURN:
-		track_event_begin(x, ev->ts, uuid, TE_SLICE_END, NULL);
-		frec_pb__begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
-		frec_pb__string(&x->pkt, DA_NAME, "ret");
-		frec_pb__int(&x->pkt, DA_INT, ev->probe.ret);
-		frec_pb__end(&x->pkt);
+		slice(x, uuid, c.entry, ev->ts, &ev->probe.ret, true);
 		break;
 	default:
+		fn = frec_calls__fn(x->calls, c.fn);
+		snprintf(name, sizeof(name), "%s%s", fn_name(x, c.fn, ev->probe.probe_id, buf, sizeof(buf)),
+			 fn && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
 		track_event_begin(x, ev->ts, uuid, TE_INSTANT, name);
-		annotate_args(&x->pkt, ev);
-		if (ev->type == FREC_EV_URETPROBE) {
-			frec_pb__begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
-			frec_pb__string(&x->pkt, DA_NAME, "ret");
-			frec_pb__int(&x->pkt, DA_INT, ev->probe.ret);
-			frec_pb__end(&x->pkt);
-		}
+		annotate_args(&x->pkt, ev->probe.nargs, ev->probe.args);
+		if (ev->type == FREC_EV_URETPROBE)
+			annotate_int(&x->pkt, "ret", ev->probe.ret);
+		track_event_end(x);
 		break;
 	}
-	track_event_end(x);
 }
 
 static void thread_exit(struct pexport *x, const struct frec_event *ev)
@@ -657,7 +702,35 @@ static void thread_exit(struct pexport *x, const struct frec_event *ev)
 
 	frec_calls__exit(x->calls, ev->exit.pid, &c);
 	if (c.nabandoned)
-		end_abandoned(x, ev->ts, track_uuid(ev->exit.tgid, ev->exit.pid), &c);
+		abandoned(x, thread_track(x, ev->exit.tgid, ev->exit.pid, ev->ts, ev->cpu), &c,
+			  ev->ts);
+}
+
+/* The end of the recording: calls still open begin and never end. */
+static void open_calls(struct pexport *x)
+{
+	const struct frec_frame *frames;
+	unsigned int n, i;
+	size_t pos = 0;
+	__u32 tid, tgid;
+	char buf[32];
+
+	while (!x->err && frec_calls__next_open(x->calls, &pos, &tid, &tgid, &frames, &n)) {
+		__u64 uuid = track_uuid(tgid, tid);
+
+		for (i = 0; i < n; i++) {
+			const struct frec_fn *fn = frec_calls__fn(x->calls, frames[i].fn);
+
+			if (fn && fn->has_return) {
+				slice(x, uuid, &frames[i], 0, NULL, false);
+				continue;
+			}
+			track_event_begin(x, frames[i].ts, uuid, TE_INSTANT,
+					  fn_name(x, frames[i].fn, 0, buf, sizeof(buf)));
+			annotate_args(&x->pkt, frames[i].nargs, frames[i].args);
+			track_event_end(x);
+		}
+	}
 }
 
 /* ---- driver --------------------------------------------------------------- */
@@ -731,6 +804,10 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	} else {
 		while (!rc && frec_walk__next_gen(x.w) > 0)
 			rc = export_gen(&x);
+		if (!rc) {
+			open_calls(&x);
+			rc = x.err;
+		}
 	}
 	if (x.o) {
 		uint64_t bytes = 0;

@@ -47,7 +47,9 @@ struct cpu_state {
 	bool valid;		/* since is known: a generation covered this CPU */
 	bool tid_known;		/* a switch on it has been seen since */
 	__u32 tid;
+	__u32 tgid;
 	__u64 since;		/* when tid went on the CPU (or coverage began) */
+	char comm[FREC_COMM_LEN];	/* its name then, should a later table not know it */
 };
 
 struct fnstat {
@@ -102,6 +104,7 @@ struct report {
 	size_t nspans;
 	__u64 gens;
 	__u64 gen_start;		/* start of the current generation */
+	__u64 last_gen_end;		/* end of the last intact generation walked */
 	__u32 ncpus_out;		/* CPUs listed under drops */
 	int err;
 };
@@ -149,7 +152,9 @@ static bool thread_selected(const struct report *r, __u32 tid, __u32 tgid)
 	return true;
 }
 
-static struct tstat *tstat_get(struct report *r, __u32 tid)
+/* The stats of a thread, created on first use; hint names a thread the
+ * current generation may not (one that ran before a skipped generation). */
+static struct tstat *tstat_get(struct report *r, __u32 tid, const struct cpu_state *hint)
 {
 	uint64_t *slot = frec_map__get(&r->tidx, tid);
 	const struct frec_thread *t;
@@ -176,10 +181,14 @@ static struct tstat *tstat_get(struct report *r, __u32 tid)
 	s->tid = tid;
 	s->tgid = frec_walk__tgid(r->w, tid);
 	t = frec_walk__thread(r->w, tid);
-	if (t)
+	if (t) {
 		memcpy(s->comm, t->comm, FREC_COMM_LEN);
-	else
+	} else if (hint && hint->tid == tid && hint->comm[0]) {
+		memcpy(s->comm, hint->comm, FREC_COMM_LEN);
+		s->tgid = hint->tgid;
+	} else {
 		strcpy(s->comm, "<...>");
+	}
 	s->comm[FREC_COMM_LEN - 1] = '\0';
 	/* the process's command line, as the first generation naming it had it */
 	slot = frec_map__get(&r->pcmd, s->tgid);
@@ -216,9 +225,11 @@ static void refresh_names(struct report *r)
 	}
 }
 
-static void add_oncpu(struct report *r, __u32 tid, __u64 a, __u64 b)
+static void add_oncpu(struct report *r, __u32 tid, const struct cpu_state *hint, __u64 a, __u64 b)
 {
+	const struct frec_thread *t;
 	struct tstat *s;
+	__u32 tgid;
 
 	if (!tid)
 		return;		/* the idle task */
@@ -228,9 +239,11 @@ static void add_oncpu(struct report *r, __u32 tid, __u64 a, __u64 b)
 		b = r->hi;
 	if (b <= a)
 		return;
-	if (!thread_selected(r, tid, frec_walk__tgid(r->w, tid)))
+	t = frec_walk__thread(r->w, tid);
+	tgid = t && t->tgid ? t->tgid : hint && hint->tid == tid && hint->tgid ? hint->tgid : tid;
+	if (!thread_selected(r, tid, tgid))
 		return;
-	s = tstat_get(r, tid);
+	s = tstat_get(r, tid, hint);
 	if (s)
 		s->oncpu_ns += b - a;
 }
@@ -268,22 +281,28 @@ static void on_switch(struct report *r, const struct frec_event *ev)
 {
 	struct cpu_state *c = cpu_of(r, ev->cpu);
 	__u32 prev = ev->sw.prev_pid, next = ev->sw.next_pid;
+	const struct frec_thread *t;
 	uint64_t *wake;
 
 	if (c) {
 		if (c->valid)
-			add_oncpu(r, prev, c->since, ev->ts);
+			add_oncpu(r, prev, c, ev->ts >= c->since ? c->since : ev->ts, ev->ts);
 		c->valid = true;
 		c->tid_known = true;
 		c->tid = next;
+		c->tgid = frec_walk__tgid(r->w, next);
 		c->since = ev->ts;
+		if ((t = frec_walk__thread(r->w, next)))
+			memcpy(c->comm, t->comm, FREC_COMM_LEN);
+		else
+			c->comm[0] = '\0';
 	}
 	if (prev) {
 		frec_map__del(&r->running, prev);
 		/* a wakeup of a task that had not yet left the CPU never queued it */
 		frec_map__del(&r->pending, prev);
 		if (in_range(r, ev->ts) && thread_selected(r, prev, frec_walk__tgid(r->w, prev))) {
-			struct tstat *s = tstat_get(r, prev);
+			struct tstat *s = tstat_get(r, prev, NULL);
 
 			if (s) {
 				s->switches++;
@@ -306,7 +325,7 @@ static void on_switch(struct report *r, const struct frec_event *ev)
 
 		frec_map__del(&r->pending, next);
 		if (in_range(r, ev->ts) && thread_selected(r, next, frec_walk__tgid(r->w, next))) {
-			struct tstat *s = tstat_get(r, next);
+			struct tstat *s = tstat_get(r, next, NULL);
 
 			frec_hist__add(&r->rq, lat);
 			if (s && !s->rq) {
@@ -372,15 +391,21 @@ static int grow_fns(struct report *r)
 	return 0;
 }
 
+/* Entries that left their stack without a return: unfinished calls of a
+ * function with a return probe; plain hits (already counted) otherwise. */
 static void count_unfinished(struct report *r, const struct frec_call *c, __u32 tid, __u32 tgid)
 {
 	unsigned int i;
 
 	if (!thread_selected(r, tid, tgid))
 		return;
-	for (i = 0; i < c->nabandoned; i++)
-		if (c->abandoned[i].fn >= 0 && in_range(r, c->abandoned[i].ts))
-			r->fns[c->abandoned[i].fn].unfinished++;
+	for (i = 0; i < c->nabandoned; i++) {
+		const struct frec_frame *f = &c->abandoned[i];
+		const struct frec_fn *fn = frec_calls__fn(r->calls, f->fn);
+
+		if (fn && fn->has_return && in_range(r, f->ts))
+			r->fns[f->fn].unfinished++;
+	}
 }
 
 static void on_probe(struct report *r, const struct frec_event *ev)
@@ -395,27 +420,22 @@ static void on_probe(struct report *r, const struct frec_event *ev)
 		if (slot)
 			r->hits[*slot - 1].hits++;
 	}
-	if (c.fn < 0 || !sel)
-		return;
 	count_unfinished(r, &c, ev->tid, ev->tgid);
+	if (c.fn < 0 || !sel || !in_range(r, ev->ts))
+		return;
 	switch (c.kind) {
 	case FREC_CALL_ENTRY:
-		if (in_range(r, ev->ts))
-			r->fns[c.fn].calls++;
+		r->fns[c.fn].calls++;
 		break;
 	case FREC_CALL_RETURN:
-		if (in_range(r, ev->ts)) {
-			r->fns[c.fn].returns++;
-			frec_hist__add(&r->fns[c.fn].lat, ev->ts - c.entry->ts);
-		}
+		r->fns[c.fn].returns++;
+		frec_hist__add(&r->fns[c.fn].lat, ev->ts - c.entry->ts);
 		break;
 	case FREC_CALL_INSTANT:
-		if (!in_range(r, ev->ts))
-			break;
 		if (ev->type == FREC_EV_USDT)
 			r->fns[c.fn].hits++;
 		else if (ev->type == FREC_EV_UPROBE)
-			r->fns[c.fn].calls++;	/* a function without return probe */
+			r->fns[c.fn].calls++;	/* inside a function: a hit */
 		else
 			r->fns[c.fn].unmatched++;
 		break;
@@ -473,14 +493,17 @@ static int begin_gen(struct report *r, __u64 damaged_before)
 		if (r->o->has_until)
 			r->hi = r->o->until_rel ? r->t0 + r->o->until_ns : r->o->until_ns;
 	}
-	if (gi->end_ts > r->tend)
-		r->tend = gi->end_ts;
 	r->gen_start = gi->start_ts;
-	/* After a skipped generation the per-CPU state is unknown: start again
-	 * from this generation's beginning. Pending wakeups are stale too. */
+	/* After a skipped generation the per-CPU state is unknown: what ran
+	 * was seen running until the end of the last intact generation; start
+	 * again from this one's beginning. Pending wakeups are stale too. */
 	if (frec_walk__damaged(r->w) != damaged_before) {
-		for (i = 0; i < r->ncpus; i++)
+		for (i = 0; i < r->ncpus; i++) {
+			if (r->cpus[i].valid && r->cpus[i].tid_known)
+				add_oncpu(r, r->cpus[i].tid, &r->cpus[i], r->cpus[i].since,
+					  r->last_gen_end);
 			r->cpus[i].valid = false;
+		}
 		frec_map__clear(&r->pending);
 		frec_map__clear(&r->running);
 	}
@@ -521,6 +544,7 @@ static int begin_gen(struct report *r, __u64 damaged_before)
 
 static int walk(struct report *r)
 {
+	const struct frec_gen_info *gi;
 	const struct frec_event *ev;
 	__u64 damaged = 0;
 	int rc;
@@ -528,6 +552,7 @@ static int walk(struct report *r)
 	while (frec_walk__next_gen(r->w) > 0) {
 		if ((rc = begin_gen(r, damaged)))
 			return rc;
+		gi = frec_walk__gen_info(r->w);
 		damaged = frec_walk__damaged(r->w);
 		while ((ev = frec_walk__next_event(r->w))) {
 			r->events++;
@@ -561,6 +586,11 @@ static int walk(struct report *r)
 			if (r->err)
 				return r->err;
 		}
+		/* update the end only now: a gap found at the next generation
+		 * closes the intervals at this one's end */
+		if (gi->end_ts > r->tend)
+			r->tend = gi->end_ts;
+		r->last_gen_end = r->tend;
 		/* nothing after --until can change the report */
 		if (r->have_t0 && frec_walk__gen_info(r->w) &&
 		    frec_walk__gen_info(r->w)->end_ts > r->hi && r->o->has_until)
@@ -575,26 +605,20 @@ static void finish(struct report *r)
 	size_t pos = 0;
 	const struct frec_frame *frames;
 	unsigned int n, i;
-	__u32 tid, c;
+	__u32 tid, tgid, c;
 
 	for (c = 0; c < r->ncpus; c++)
 		if (r->cpus[c].valid && r->cpus[c].tid_known)
-			add_oncpu(r, r->cpus[c].tid, r->cpus[c].since, r->tend);
-	while (frec_calls__next_open(r->calls, &pos, &tid, &frames, &n)) {
-		const struct tstat *s = NULL;
-		uint64_t *slot = frec_map__get(&r->tidx, tid);
-		__u32 tgid = tid;
-
-		if (slot) {
-			s = &r->threads[*slot];
-			tgid = s->tgid;
-		}
+			add_oncpu(r, r->cpus[c].tid, &r->cpus[c], r->cpus[c].since, r->tend);
+	while (frec_calls__next_open(r->calls, &pos, &tid, &tgid, &frames, &n)) {
 		if (!thread_selected(r, tid, tgid))
 			continue;
-		for (i = 0; i < n; i++)
-			if (frames[i].fn >= 0 && (unsigned int)frames[i].fn < r->nfns &&
-			    in_range(r, frames[i].ts))
+		for (i = 0; i < n; i++) {
+			const struct frec_fn *fn = frec_calls__fn(r->calls, frames[i].fn);
+
+			if (fn && fn->has_return && in_range(r, frames[i].ts))
 				r->fns[frames[i].fn].unfinished++;
+		}
 	}
 }
 
