@@ -30,6 +30,11 @@ struct frec_recorder_opts {
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
+	/* Blocks: 0 (default) stores them as encoded, which is already compact
+	 * (about 5.5 bytes per scheduler event) and costs nothing to seal;
+	 * 1-9 deflates them at that zlib level: about 17% smaller files for
+	 * several times the CPU per event. */
+	__u32 compress_level;
 };
 
 struct frec_recorder_stats {

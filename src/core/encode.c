@@ -63,6 +63,7 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	g->lost = 0;
 	memset(g->by_type, 0, sizeof(g->by_type));
 	g->head = g->tail = CHUNK_NONE;
+	g->nchunks = 0;
 	g->cbase = NULL;
 	g->pos = 1;
 	g->lim = 0;
@@ -86,16 +87,18 @@ int gen_new_chunk(struct frec_recorder *r)
 
 	if (c == CHUNK_NONE)
 		return -ENOSPC;
+	g->cbase = pool_ptr(&r->pool, c);
 	if (g->tail == CHUNK_NONE) {
 		g->head = c;
+		g->pos = BLOCK_HDR_LEN;	/* filled in when sealed */
 	} else {
 		r->pool.used[g->tail] = g->pos;
 		r->pool.next[g->tail] = c;
 		g->done_bytes += g->pos;
+		g->pos = 0;
 	}
 	g->tail = c;
-	g->cbase = pool_ptr(&r->pool, c);
-	g->pos = 0;
+	g->nchunks++;
 	g->lim = r->pool.chunk_bytes - EV_MAX_BYTES;
 	return 0;
 }

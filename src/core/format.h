@@ -17,18 +17,21 @@
 #define FILE_PREFIX_LEN		16		/* magic + version + body length */
 #define FILE_BODY_MAX		65536		/* a longer body is not ours */
 
-/* Block header: magic, u32 flags, u32 comp_len, u32 raw_len, u32 payload
- * CRC32, u32 CRC32 of the 24 bytes before it; then comp_len payload bytes. */
+/* Block header: magic, u32 flags, u32 payload_len (bytes that follow the
+ * header), u32 raw_len (payload bytes once uncompressed), u32 events_len (of
+ * raw_len, the event stream at its start; the summary and tables follow),
+ * u32 CRC32 of the payload, u32 CRC32 of the 28 bytes before it. */
 #define BLOCK_MAGIC		"\xf7" "FRGEN\r\n"
 #define BLOCK_MAGIC_LEN		8
-#define BLOCK_HDR_LEN		28
+#define BLOCK_HDR_LEN		32
 #define BLOCK_OFF_FLAGS		8
-#define BLOCK_OFF_COMP		12
+#define BLOCK_OFF_PAYLOAD	12
 #define BLOCK_OFF_RAW		16
-#define BLOCK_OFF_PCRC		20
-#define BLOCK_OFF_HCRC		24
-#define BLOCK_COMP_DEFLATE	1		/* flags bits 0-7: raw DEFLATE (RFC 1951) */
-#define BLOCK_COMP_MASK		0xffu
+#define BLOCK_OFF_EVENTS	20
+#define BLOCK_OFF_PCRC		24
+#define BLOCK_OFF_HCRC		28
+#define BLOCK_COMP_NONE		0		/* flags: the payload is stored as is */
+#define BLOCK_COMP_DEFLATE	1		/* flags: raw DEFLATE (RFC 1951) */
 
 /* Limits the reader enforces before allocating; the writer stays below. */
 #define BLOCK_MAX_COMP		(256u << 20)

@@ -344,10 +344,12 @@ static void set_comm(struct frec_thread *t, const char *s)
 #define V32(x)	do { if (get_varint32(&p, end, &(x))) return -EBADMSG; } while (0)
 #define STR(x)	do { if (get_str(&p, end, &(x))) return -EBADMSG; } while (0)
 
-/* Parse the summary and tables of an inflated block. */
-static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t len)
+/* Parse a block's uncompressed payload: the event stream (events_len
+ * bytes), then the summary and tables. */
+static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t events_len)
 {
-	const uint8_t *p = raw, *end = raw + len;
+	const uint8_t *p = raw + events_len, *end = raw + raw_len;
+	size_t len = raw_len;
 	struct frec_gen_info *in = &g->info;
 	uint64_t ntypes, x;
 	uint32_t nthreads, nprocs, nprobes, nstr, ncpus;
@@ -434,8 +436,8 @@ static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t len)
 	in->nprocesses = nprocs;
 	in->nprobes = nprobes;
 	g->nstr = nstr;
-	g->p = p;
-	g->end = end;
+	g->p = raw;
+	g->end = raw + events_len;
 	g->left = in->nevents;
 	g->prev_ts = 0;
 	g->bad = false;
@@ -479,8 +481,8 @@ static int truncated(struct frec_reader *r, bool ours)
 
 int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 {
-	const uint8_t *b;
-	uint32_t flags, comp, raw;
+	const uint8_t *b, *raw;
+	uint32_t flags, plen, rlen, elen;
 	int err;
 
 	*genp = NULL;
@@ -512,13 +514,17 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 	    crc32(0, b, BLOCK_OFF_HCRC) != get_le32(b + BLOCK_OFF_HCRC))
 		return damaged_here(r);
 	flags = get_le32(b + BLOCK_OFF_FLAGS);
-	comp = get_le32(b + BLOCK_OFF_COMP);
-	raw = get_le32(b + BLOCK_OFF_RAW);
-	if (flags != BLOCK_COMP_DEFLATE || !comp || !raw || comp > BLOCK_MAX_COMP ||
-	    raw > BLOCK_MAX_RAW || raw / DEFLATE_MAX_RATIO > comp)
+	plen = get_le32(b + BLOCK_OFF_PAYLOAD);
+	rlen = get_le32(b + BLOCK_OFF_RAW);
+	elen = get_le32(b + BLOCK_OFF_EVENTS);
+	/* Lengths a writer cannot produce: refuse before reading or allocating. */
+	if (!plen || plen > BLOCK_MAX_COMP || rlen > BLOCK_MAX_RAW || elen > rlen ||
+	    (flags == BLOCK_COMP_NONE && plen != rlen) ||
+	    (flags == BLOCK_COMP_DEFLATE && rlen / DEFLATE_MAX_RATIO > plen) ||
+	    (flags != BLOCK_COMP_NONE && flags != BLOCK_COMP_DEFLATE))
 		return damaged_here(r);
 
-	err = in_need(r, BLOCK_HDR_LEN + (size_t)comp);
+	err = in_need(r, BLOCK_HDR_LEN + (size_t)plen);
 	if (err == -ENODATA)
 		return truncated(r, true);
 	if (err) {
@@ -526,19 +532,26 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 		return err;
 	}
 	b = r->buf + r->pos;
-	if (crc32(0, b + BLOCK_HDR_LEN, comp) != get_le32(b + BLOCK_OFF_PCRC))
+	if (crc32(0, b + BLOCK_HDR_LEN, plen) != get_le32(b + BLOCK_OFF_PCRC))
 		return damaged_here(r);
-	err = inflate_block(r, b + BLOCK_HDR_LEN, comp, raw);
-	r->pos += BLOCK_HDR_LEN + (size_t)comp;
+	/* A stored payload is parsed where it lies in the input buffer, which
+	 * stays put until the next call. */
+	raw = b + BLOCK_HDR_LEN;
+	err = 0;
+	if (flags == BLOCK_COMP_DEFLATE) {
+		err = inflate_block(r, raw, plen, rlen);
+		raw = r->raw;
+	}
+	r->pos += BLOCK_HDR_LEN + (size_t)plen;
 	if (!err)
-		err = gen_load(&r->gen, r->raw, raw);
+		err = gen_load(&r->gen, raw, rlen, elen);
 	if (err) {
 		/* Intact block, undecodable content: the next block follows. */
 		r->damaged++;
 		return err == -ENOMEM ? err : -EBADMSG;
 	}
-	r->gen.info.raw_bytes = raw;
-	r->gen.info.file_bytes = BLOCK_HDR_LEN + (uint64_t)comp;
+	r->gen.info.raw_bytes = rlen;
+	r->gen.info.file_bytes = BLOCK_HDR_LEN + (uint64_t)plen;
 	*genp = &r->gen;
 	return 1;
 }

@@ -76,11 +76,13 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
 	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
 	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
+	r->compress_level = (int)OPT(o, compress_level, 0);
 	if (r->gen_max > GEN_MAX_CAP)
 		r->gen_max = GEN_MAX_CAP;
 	if (r->gen_max < MIN_CHUNK)
 		r->gen_max = MIN_CHUNK;
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
+	    r->compress_level > 9 ||
 	    max_threads > MAX_TASKS || max_procs > MAX_TASKS)
 		goto err_out;
 
@@ -114,9 +116,12 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	 * the duplicates pid reuse and a full table create. */
 	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64))
 		goto err_out;
-	if (deflateInit2(&r->zs, DEFLATE_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		goto err_out;
-	r->zs_ready = true;
+	if (r->compress_level) {
+		if (deflateInit2(&r->zs, r->compress_level, Z_DEFLATED, -15, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			goto err_out;
+		r->zs_ready = true;
+	}
 
 	r->next_seq = 1;
 	gen_reset(r, 0);

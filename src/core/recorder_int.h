@@ -32,9 +32,6 @@
 /* Threads one event may add to the generation's thread table. */
 #define EV_MAX_THREADS		4
 
-/* deflate level: 1 is the fastest, and the encoding is already compact. */
-#define DEFLATE_LEVEL		1
-
 /* Staging buffer for the tables on their way into deflate. */
 #define STAGE_BYTES		(16u << 10)
 
@@ -62,10 +59,10 @@ struct open_gen {
 	/* The raw event stream: a chain of pool chunks. An event is encoded in
 	 * place at cbase + pos, after checking that pos <= lim, i.e. that a
 	 * largest event fits: events never straddle chunks. */
-	uint32_t head, tail;
+	uint32_t head, tail, nchunks;
 	uint8_t *cbase;
 	uint32_t pos, lim;
-	uint64_t done_bytes;	/* bytes in the chunks before tail */
+	uint64_t done_bytes;	/* bytes in the chunks before tail, block header included */
 
 	struct gen_thread *threads;
 	uint32_t nthreads, thread_cap;
@@ -114,6 +111,7 @@ struct frec_pin {
 struct frec_recorder {
 	uint64_t min_age_ns, max_bytes, period_ns, gen_max;
 	uint32_t ncpus;
+	int compress_level;	/* 0: blocks stored as encoded; 1-9: deflate */
 
 	struct pool pool;
 	struct task_table tasks;
@@ -149,9 +147,11 @@ int gen_new_chunk(struct frec_recorder *r);
 int gen_encode(struct frec_recorder *r, const struct frec_event *ev);
 int probe_find(const struct frec_recorder *r, uint32_t id);
 
+/* Encoded event bytes. The first chunk starts with room for the block
+ * header, so that a stored block is the raw chain itself. */
 static inline uint64_t gen_raw_bytes(const struct open_gen *g)
 {
-	return g->head == CHUNK_NONE ? 0 : g->done_bytes + g->pos;
+	return g->head == CHUNK_NONE ? 0 : g->done_bytes + g->pos - BLOCK_HDR_LEN;
 }
 
 /* recorder.c: forget tasks that exited before generation seq. */

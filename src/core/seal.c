@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Sealing: the open generation becomes a block exactly as the file holds it
- * (docs/FORMAT.md "Blocks"): the summary and tables, then the raw event
- * stream, through one reused raw-DEFLATE stream into chunks from the pool,
- * behind a block header with lengths and CRCs. A snapshot is then pure I/O.
+ * (docs/FORMAT.md "Blocks"): a block header, the event stream, then the
+ * generation's summary and tables. A snapshot is then pure I/O.
  *
- * Raw chunks go back to the pool as soon as deflate has consumed them (zlib
- * copies its input into its own window), so sealing needs little more
- * memory than the block it produces.
+ * Stored blocks (the default) cost almost nothing: the open generation's
+ * first chunk already has room for the block header, the tables are
+ * appended after the last event, and the raw chain itself becomes the
+ * block. Only the CRC reads the events again.
+ *
+ * Deflated blocks go through one reused raw-DEFLATE stream into fresh
+ * chunks; each raw chunk goes back to the pool as soon as deflate has
+ * consumed it (zlib copies its input into its own window).
  */
 #include <errno.h>
 #include <string.h>
@@ -16,37 +20,36 @@
 
 struct sink {
 	struct frec_recorder *r;
-	uint32_t head, tail, nchunks;
+	bool deflate;
+	uint32_t head, tail, nchunks;	/* the output chain */
+	uint32_t pos;			/* stored: write offset in tail */
 	uint32_t stage_len;
+	uint64_t tables_len;
 	int err;
 };
 
-/* Point zlib's output at a fresh chunk. */
-static int sink_next_chunk(struct sink *s)
+/* Append a fresh chunk to the output chain. */
+static int sink_grow(struct sink *s)
 {
 	struct frec_recorder *r = s->r;
-	uint32_t c;
+	uint32_t c = rec_chunk_get(r);
 
-	if (s->tail != CHUNK_NONE)
-		r->pool.used[s->tail] = r->pool.chunk_bytes - r->zs.avail_out;
-	c = rec_chunk_get(r);
 	if (c == CHUNK_NONE)
-		return -ENOSPC;
+		return s->err = -ENOSPC;
 	if (s->tail == CHUNK_NONE)
 		s->head = c;
 	else
 		r->pool.next[s->tail] = c;
 	s->tail = c;
 	s->nchunks++;
-	r->zs.next_out = pool_ptr(&r->pool, c);
-	r->zs.avail_out = r->pool.chunk_bytes;
 	return 0;
 }
 
 /* Feed n bytes to deflate (flush: Z_NO_FLUSH or Z_FINISH). */
 static int sink_deflate(struct sink *s, const uint8_t *data, size_t n, int flush)
 {
-	z_stream *zs = &s->r->zs;
+	struct frec_recorder *r = s->r;
+	z_stream *zs = &r->zs;
 	int rc;
 
 	if (s->err)
@@ -54,8 +57,14 @@ static int sink_deflate(struct sink *s, const uint8_t *data, size_t n, int flush
 	zs->next_in = (Bytef *)data;
 	zs->avail_in = (uInt)n;
 	for (;;) {
-		if (!zs->avail_out && (s->err = sink_next_chunk(s)))
-			return s->err;
+		if (!zs->avail_out) {
+			if (s->tail != CHUNK_NONE)
+				r->pool.used[s->tail] = r->pool.chunk_bytes;
+			if (sink_grow(s))
+				return s->err;
+			zs->next_out = pool_ptr(&r->pool, s->tail);
+			zs->avail_out = r->pool.chunk_bytes;
+		}
 		rc = deflate(zs, flush);
 		if (flush == Z_FINISH) {
 			if (rc == Z_STREAM_END)
@@ -69,10 +78,39 @@ static int sink_deflate(struct sink *s, const uint8_t *data, size_t n, int flush
 	}
 }
 
+/* Table bytes: deflated, or copied after the events. */
+static void sink_put(struct sink *s, const uint8_t *data, size_t n)
+{
+	struct pool *pool = &s->r->pool;
+
+	s->tables_len += n;
+	if (s->deflate) {
+		sink_deflate(s, data, n, Z_NO_FLUSH);
+		return;
+	}
+	while (n && !s->err) {
+		size_t k = pool->chunk_bytes - s->pos;
+
+		if (!k) {
+			pool->used[s->tail] = pool->chunk_bytes;
+			if (sink_grow(s))
+				return;
+			s->pos = 0;
+			continue;
+		}
+		if (k > n)
+			k = n;
+		memcpy(pool_ptr(pool, s->tail) + s->pos, data, k);
+		s->pos += (uint32_t)k;
+		data += k;
+		n -= k;
+	}
+}
+
 static void stage_flush(struct sink *s)
 {
 	if (s->stage_len)
-		sink_deflate(s, s->r->stage, s->stage_len, Z_NO_FLUSH);
+		sink_put(s, s->r->stage, s->stage_len);
 	s->stage_len = 0;
 }
 
@@ -97,15 +135,13 @@ static void put_s(struct sink *s, const char *str, size_t n)
 	put_v(s, n);
 	while (n) {
 		size_t k;
-		uint8_t *p;
 
 		if (s->stage_len == STAGE_BYTES)
 			stage_flush(s);
-		p = s->r->stage + s->stage_len;
 		k = STAGE_BYTES - s->stage_len;
 		if (k > n)
 			k = n;
-		memcpy(p, str, k);
+		memcpy(s->r->stage + s->stage_len, str, k);
 		s->stage_len += (uint32_t)k;
 		str += k;
 		n -= k;
@@ -182,7 +218,7 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	stage_flush(s);
 }
 
-/* The CRC of the payload: every output byte after the block header. */
+/* The CRC of the payload: every byte of the chain after the block header. */
 static uint32_t chain_crc(const struct pool *pool, uint32_t head)
 {
 	uLong crc = crc32(0, Z_NULL, 0);
@@ -200,6 +236,34 @@ static uint32_t chain_crc(const struct pool *pool, uint32_t head)
 	return (uint32_t)crc;
 }
 
+/* Deflate the raw chain and the tables into a fresh chain. */
+static void seal_deflate(struct frec_recorder *r, struct sink *s, uint64_t end_ts)
+{
+	struct open_gen *g = &r->g;
+
+	s->deflate = true;
+	deflateReset(&r->zs);
+	r->zs.avail_out = 0;
+	if (sink_grow(s))
+		return;
+	/* Room for the block header in the first chunk. */
+	r->zs.next_out = pool_ptr(&r->pool, s->head) + BLOCK_HDR_LEN;
+	r->zs.avail_out = r->pool.chunk_bytes - BLOCK_HDR_LEN;
+	for (bool first = true; g->head != CHUNK_NONE && !s->err; first = false) {
+		uint32_t c = g->head;
+		/* The first raw chunk starts with the room left for a header. */
+		uint32_t off = first ? BLOCK_HDR_LEN : 0;
+
+		sink_deflate(s, pool_ptr(&r->pool, c) + off, r->pool.used[c] - off, Z_NO_FLUSH);
+		g->head = r->pool.next[c];
+		pool_put(&r->pool, c);
+	}
+	write_tables(s, end_ts);
+	sink_deflate(s, NULL, 0, Z_FINISH);
+	if (!s->err)
+		r->pool.used[s->tail] = r->pool.chunk_bytes - r->zs.avail_out;
+}
+
 /*
  * Seal the open generation into a block at the newest end of the window,
  * open the next one, forget exited tasks and evict. 1 when sealed, 0 when
@@ -212,7 +276,7 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	struct sink s = { .r = r, .head = CHUNK_NONE, .tail = CHUNK_NONE };
 	struct sealed_gen *sg;
 	uint64_t end_ts = now > g->max_ts ? now : g->max_ts;
-	uint64_t raw_len, comp_len;
+	uint64_t events_len = gen_raw_bytes(g), payload_len;
 	uint8_t *bh;
 	int err;
 
@@ -221,34 +285,29 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 		window_evict(r, now);
 		return 0;
 	}
-	if (g->tail != CHUNK_NONE)
-		r->pool.used[g->tail] = g->pos;
-
-	deflateReset(&r->zs);
-	r->zs.avail_out = 0;
-	err = sink_next_chunk(&s);
-	if (!err) {
-		/* Leave room for the block header in the first chunk. */
-		r->zs.next_out += BLOCK_HDR_LEN;
-		r->zs.avail_out -= BLOCK_HDR_LEN;
+	r->pool.used[g->tail] = g->pos;
+	if (r->compress_level) {
+		seal_deflate(r, &s, end_ts);
+		payload_len = r->zs.total_out;
+	} else {
+		/* The tables go after the last event, in the same chain. */
+		s.head = g->head;
+		s.tail = g->tail;
+		s.nchunks = g->nchunks;
+		s.pos = g->pos;
+		g->head = CHUNK_NONE;
 		write_tables(&s, end_ts);
-		/* The event stream, chunk by chunk, each chunk back to the
-		 * pool once consumed. */
-		while (g->head != CHUNK_NONE && !s.err) {
-			uint32_t c = g->head;
-
-			sink_deflate(&s, pool_ptr(&r->pool, c), r->pool.used[c], Z_NO_FLUSH);
-			g->head = r->pool.next[c];
-			pool_put(&r->pool, c);
-		}
-		sink_deflate(&s, NULL, 0, Z_FINISH);
-		err = s.err;
+		if (!s.err)
+			r->pool.used[s.tail] = s.pos;
+		payload_len = events_len + s.tables_len;
 	}
-	if (!err && (r->zs.total_out > BLOCK_MAX_COMP || r->zs.total_in > BLOCK_MAX_RAW))
+	err = s.err;
+	if (!err && (payload_len > BLOCK_MAX_COMP || events_len + s.tables_len > BLOCK_MAX_RAW))
 		err = -E2BIG;
 	sg = err ? NULL : window_slot_get(r);
 	if (!sg) {
-		pool_put_chain(&r->pool, g->head);
+		if (g->head != CHUNK_NONE)
+			pool_put_chain(&r->pool, g->head);
 		if (s.head != CHUNK_NONE)
 			pool_put_chain(&r->pool, s.head);
 		r->st.events_discarded += g->nevents;
@@ -256,15 +315,13 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 		window_evict(r, now);
 		return err ? err : -ENOSPC;
 	}
-	r->pool.used[s.tail] = r->pool.chunk_bytes - r->zs.avail_out;
-	raw_len = r->zs.total_in;
-	comp_len = r->zs.total_out;
 
 	bh = pool_ptr(&r->pool, s.head);
 	memcpy(bh, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
-	put_le32(bh + BLOCK_OFF_FLAGS, BLOCK_COMP_DEFLATE);
-	put_le32(bh + BLOCK_OFF_COMP, (uint32_t)comp_len);
-	put_le32(bh + BLOCK_OFF_RAW, (uint32_t)raw_len);
+	put_le32(bh + BLOCK_OFF_FLAGS, r->compress_level ? BLOCK_COMP_DEFLATE : BLOCK_COMP_NONE);
+	put_le32(bh + BLOCK_OFF_PAYLOAD, (uint32_t)payload_len);
+	put_le32(bh + BLOCK_OFF_RAW, (uint32_t)(events_len + s.tables_len));
+	put_le32(bh + BLOCK_OFF_EVENTS, (uint32_t)events_len);
 	put_le32(bh + BLOCK_OFF_PCRC, chain_crc(&r->pool, s.head));
 	put_le32(bh + BLOCK_OFF_HCRC, (uint32_t)crc32(0, bh, BLOCK_OFF_HCRC));
 
@@ -273,7 +330,7 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	sg->end_ts = end_ts;
 	sg->nevents = g->nevents;
 	sg->lost = g->lost;
-	sg->bytes = BLOCK_HDR_LEN + comp_len;
+	sg->bytes = BLOCK_HDR_LEN + payload_len;
 	sg->head = s.head;
 	sg->nchunks = s.nchunks;
 	window_append(r, sg);

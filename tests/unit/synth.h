@@ -8,6 +8,8 @@
  *
  *   synth_tmpdir(dir)                 mkdtemp a directory, synth_rmdir() removes it
  *   synth_recorder(ncpus)             a recorder with test-friendly options
+ *   synth_compress_level              set it to 1-9 to deflate the blocks that
+ *                                     synth_recorder() recorders seal (default 0)
  *   synth_switch/_wake/_fork/_exec/_exit/_rename/_migrate/_probe(rec, ...)
  *                                     push one ring record of that type
  *   synth_write(rec, dir, name, now)  seal, pin, write dir/name, unpin
@@ -74,11 +76,14 @@ static inline void synth_rmdir(const char *dir)
 	rmdir(dir);
 }
 
+static unsigned synth_compress_level;
+
 /* min_age 10 s, max_bytes 1 MiB, period 1 s, 4 KiB chunks. */
 static inline struct frec_recorder *synth_recorder(unsigned ncpus)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
+		.compress_level = synth_compress_level,
 		.max_bytes = 1 << 20,
 		.chunk_bytes = 4096,
 		.ncpus = ncpus,

@@ -74,6 +74,7 @@ static struct frec_recorder *rand_recorder(void)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
+		.compress_level = synth_compress_level,
 		.max_bytes = 8 << 20,
 		.gen_max_bytes = 16 << 10,
 		.chunk_bytes = 4096,
@@ -316,13 +317,27 @@ static void test_type_names(void **state)
 	assert_null(frec_type__name(FREC_EV__MAX));
 }
 
+static int stored(void **state)
+{
+	synth_compress_level = 0;
+	return 0;
+}
+
+static int deflated(void **state)
+{
+	synth_compress_level = 1;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_type_names),
-		cmocka_unit_test(test_roundtrip_events),
-		cmocka_unit_test(test_roundtrip_records),
+		cmocka_unit_test_setup(test_roundtrip_events, stored),
+		cmocka_unit_test_setup(test_roundtrip_records, stored),
+		cmocka_unit_test_setup(test_roundtrip_events, deflated),
+		cmocka_unit_test_setup(test_roundtrip_records, deflated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

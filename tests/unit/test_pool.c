@@ -17,10 +17,11 @@
 
 /* 64 KiB window, 4 KiB chunks, default gen_max (max_bytes / 8 = 8 KiB),
  * min_age 10 s, period 1 s. */
-static struct frec_recorder *small_rec(void)
+static struct frec_recorder *small_rec_level(unsigned level)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
+		.compress_level = level,
 		.max_bytes = 64 << 10,
 		.chunk_bytes = 4096,
 		.ncpus = 2,
@@ -31,6 +32,11 @@ static struct frec_recorder *small_rec(void)
 
 	assert_non_null(rec);
 	return rec;
+}
+
+static struct frec_recorder *small_rec(void)
+{
+	return small_rec_level(0);
 }
 
 /* A tiny generation: three switches at t, sealed at t + 1 ms. Its block is
@@ -68,17 +74,35 @@ static void test_early_eviction(void **state)
 		assert_true(st.chunks_in_use <= st.chunks_total);
 	}
 	frec_recorder__stats(rec, &st);
-	/* Age and bytes would keep all 200; the pool holds 34 chunks: one
-	 * for the open generation's stream, one for the block being sealed,
-	 * so 33 generations remain after each seal. */
+	/* Age and bytes would keep all 200; the pool holds 34 chunks, and a
+	 * stored block is its generation's one chunk: the first event of
+	 * each new generation evicts the oldest. */
 	assert_int_equal(st.generations_sealed, 200);
+	assert_int_equal(st.window_generations, 34);
+	assert_int_equal(st.generations_evicted, 166);
+	assert_int_equal(st.early_evictions, 166);
+	assert_int_equal(st.events_discarded, 0);
+	assert_int_equal(st.chunks_in_use, 34);
+	assert_int_equal(st.pool_misses, 166);
+	assert_true(st.window_bytes < 64 << 10);
+	frec_recorder__free(rec);
+}
+
+/* Deflated blocks are written to fresh chunks while the raw stream still
+ * holds one: one generation fewer fits. */
+static void test_early_eviction_deflate(void **state)
+{
+	struct frec_recorder *rec = small_rec_level(1);
+	struct frec_recorder_stats st;
+
+	for (unsigned k = 0; k < 200; k++)
+		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
+	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.window_generations, 33);
 	assert_int_equal(st.generations_evicted, 167);
 	assert_int_equal(st.early_evictions, 167);
 	assert_int_equal(st.events_discarded, 0);
 	assert_int_equal(st.chunks_in_use, 33);
-	assert_true(st.pool_misses >= 167);
-	assert_true(st.window_bytes < 64 << 10);
 	frec_recorder__free(rec);
 }
 
@@ -89,31 +113,34 @@ static void test_pinned_not_freed(void **state)
 	struct frec_pin *pin;
 	unsigned k;
 
-	for (k = 0; k < 33; k++)
+	for (k = 0; k < 34; k++)
 		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
 	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.window_generations, 33);
+	assert_int_equal(st.window_generations, 34);
+	assert_int_equal(st.chunks_in_use, 34);
 	assert_int_equal(st.early_evictions, 0);
 	pin = frec_recorder__pin(rec);
 	assert_non_null(pin);
 
-	/* One chunk is free for the new generation's events; the block needs
-	 * another, and the only candidates are pinned. */
-	assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), -ENOSPC);
+	/* No free chunk, and the only candidates are pinned: the events are
+	 * discarded, so there is nothing to seal. */
+	assert_int_equal(synth_switch(rec, 2 * SEC, 0, 10, 10, "a", 1, 11, 11, "b"), -ENOSPC);
+	assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), 0);
 	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.events_discarded, 3);
-	assert_int_equal(st.window_generations, 33);
+	assert_int_equal(st.events_discarded, 4);
+	assert_int_equal(st.pool_misses, 4);
+	assert_int_equal(st.window_generations, 34);
 	assert_int_equal(st.early_evictions, 0);
-	assert_int_equal(st.chunks_in_use, 33);
-	assert_int_equal(frec_pin__events(pin), 33 * 3);
+	assert_int_equal(st.chunks_in_use, 34);
+	assert_int_equal(frec_pin__events(pin), 34 * 3);
 
 	/* Unpinned, the oldest can go early again. */
 	frec_recorder__unpin(rec, pin);
 	assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), 1);
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.early_evictions, 1);
-	assert_int_equal(st.window_generations, 33);
-	assert_int_equal(st.events_discarded, 3);
+	assert_int_equal(st.window_generations, 34);
+	assert_int_equal(st.events_discarded, 4);
 	frec_recorder__free(rec);
 }
 
@@ -157,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ceiling),
 		cmocka_unit_test(test_early_eviction),
+		cmocka_unit_test(test_early_eviction_deflate),
 		cmocka_unit_test(test_pinned_not_freed),
 		cmocka_unit_test(test_discard_counted),
 	};

@@ -255,7 +255,7 @@ static void test_not_a_snapshot(void **state)
 }
 
 /* A block with valid CRCs whose lengths lie: refused before allocating,
- * and a block whose content is not a generation: skipped, next one read. */
+ * skipped, and the next one read. */
 static void test_lying_block(void **state)
 {
 	struct file f;
@@ -268,13 +268,14 @@ static void test_lying_block(void **state)
 	copy = malloc(f.len);
 	memcpy(copy, f.buf, f.len);
 	b = copy + f.hdr_len;
-	/* raw_len 200 MiB from a few hundred bytes: impossible for deflate. */
+	/* raw_len 200 MiB from a few hundred bytes: not stored, and more
+	 * than deflate can expand. The header CRC (bytes 28-31) is fixed up. */
 	b[16] = 0; b[17] = 0; b[18] = 0x80; b[19] = 0x0c;
 	{
-		uLong crc = crc32(0, b, 24);
+		uLong crc = crc32(0, b, 28);
 
-		b[24] = (unsigned char)crc; b[25] = (unsigned char)(crc >> 8);
-		b[26] = (unsigned char)(crc >> 16); b[27] = (unsigned char)(crc >> 24);
+		b[28] = (unsigned char)crc; b[29] = (unsigned char)(crc >> 8);
+		b[30] = (unsigned char)(crc >> 16); b[31] = (unsigned char)(crc >> 24);
 	}
 	assert_int_equal(open_mem(&f, copy, f.len, false, &r), 0);
 	res = read_all(r);
@@ -321,15 +322,31 @@ static void test_random_damage(void **state)
 	synth_rmdir(f.dir);
 }
 
+static int stored(void **state)
+{
+	synth_compress_level = 0;
+	return 0;
+}
+
+static int deflated(void **state)
+{
+	synth_compress_level = 1;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truncated_everywhere),
-		cmocka_unit_test(test_flipped_bytes),
-		cmocka_unit_test(test_garbage_between_blocks),
-		cmocka_unit_test(test_not_a_snapshot),
-		cmocka_unit_test(test_lying_block),
-		cmocka_unit_test(test_random_damage),
+		cmocka_unit_test_setup(test_truncated_everywhere, stored),
+		cmocka_unit_test_setup(test_flipped_bytes, stored),
+		cmocka_unit_test_setup(test_garbage_between_blocks, stored),
+		cmocka_unit_test_setup(test_not_a_snapshot, stored),
+		cmocka_unit_test_setup(test_lying_block, stored),
+		cmocka_unit_test_setup(test_random_damage, stored),
+		cmocka_unit_test_setup(test_truncated_everywhere, deflated),
+		cmocka_unit_test_setup(test_flipped_bytes, deflated),
+		cmocka_unit_test_setup(test_lying_block, deflated),
+		cmocka_unit_test_setup(test_random_damage, deflated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
