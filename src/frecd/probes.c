@@ -221,13 +221,67 @@ static int resolve_func(const char *spec, const struct probe_spec *ps, const str
 	return 0;
 }
 
+/*
+ * libbpf 1.1 reads a USDT argument only in these forms (x86-64; see
+ * parse_usdt_arg() in its usdt.c): N@%reg, N@(%reg), N@OFF(%reg), N@$CONST.
+ * A global passed to the probe becomes N@sym(%rip), which it refuses at
+ * attach time; catch it here, where it is a usage error with a fix.
+ */
+static int usdt_arg_readable(const char *arg)
+{
+#if defined(__x86_64__)
+	const char *at = strchr(arg, '@'), *p;
+	char *end;
+
+	if (!at)
+		return 0;
+	p = at + 1;
+	if (*p == '%' || *p == '$')
+		return 1;
+	if (*p != '(') {
+		strtol(p, &end, 10);
+		if (end == p || *end != '(')
+			return 0;
+		p = end;
+	}
+	return !strncmp(p, "(%", 2) && strncmp(p, "(%rip)", 6) && strchr(p, ')');
+#else
+	return 1;
+#endif
+}
+
 struct usdt_find {
 	const char *provider, *name;
 	int found;
 	unsigned int nargs;
-	unsigned int nnotes;		/* distinct notes listed so far */
+	unsigned int bad_arg;		/* 1-based, 0: every argument readable */
+	char bad_text[64];
+	unsigned int nnotes;		/* distinct other notes listed so far */
 	char list[256];
 };
+
+static void usdt_check_args(struct usdt_find *u, const char *args)
+{
+	const char *p = args;
+	unsigned int i = 0;
+
+	while (*p && !u->bad_arg) {
+		size_t len;
+		char tok[64];
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		i++;
+		snprintf(tok, sizeof(tok), "%.*s", (int)len, p);
+		if (!usdt_arg_readable(tok)) {
+			u->bad_arg = i;
+			snprintf(u->bad_text, sizeof(u->bad_text), "%s", tok);
+		}
+		p += len;
+	}
+}
 
 static int usdt_find_cb(const struct elf_usdt_note *note, void *ctx)
 {
@@ -236,9 +290,11 @@ static int usdt_find_cb(const struct elf_usdt_note *note, void *ctx)
 	size_t len;
 
 	if (!strcmp(note->provider, u->provider) && !strcmp(note->name, u->name)) {
+		/* Every site of the probe is attached: check them all. */
 		u->found = 1;
 		u->nargs = elf_usdt_args__count(note->args);
-		return 1;
+		usdt_check_args(u, note->args);
+		return 0;
 	}
 	/* A probe placed several times (inlined, unrolled) has one note per
 	 * site: list each name once. */
@@ -268,6 +324,13 @@ static int resolve_usdt(const char *spec, const struct probe_spec *ps, const str
 	struct usdt_find u = { .provider = ps->provider, .name = ps->name };
 
 	elf_file__for_each_usdt(ef, usdt_find_cb, &u);
+	if (u.found && u.bad_arg) {
+		snprintf(err, errlen,
+			 "probe '%s': argument %u of USDT probe %s:%s is '%s', a form libbpf cannot "
+			 "read (a global variable?): pass the probe a local copy of the value",
+			 spec, u.bad_arg, ps->provider, ps->name, u.bad_text);
+		return -EINVAL;
+	}
 	if (u.found) {
 		snprintf(r->func, sizeof(r->func), "%s:%s", ps->provider, ps->name);
 		r->usdt_nargs = u.nargs;

@@ -10,7 +10,8 @@
  *                      frec_target_nofp(A, B, i)  returns A * B + i
  *                      frec_lib_mul(A, i)         returns A * i (libfrectarget.so)
  *       for i in 1..M: USDT frec_target:tick(i, A, B)
- *     prints "done" and exits 0.
+ *     fires USDT frec_target:global(N) once (with an argument libbpf cannot
+ *     read), prints "done" and exits 0.
  *
  *   probe_target [-n] -b K
  *     benchmark: K calls of each function and K USDT hits, timed; prints
@@ -154,6 +155,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);
+	/* A global as a USDT argument is "N@sym(%rip)": the probe that
+	 * frecd must refuse, with a message, because libbpf cannot read it. */
+	DTRACE_PROBE1(frec_target, global, n_calls);
 	printf("done\n");
 	return 0;
 }

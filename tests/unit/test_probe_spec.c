@@ -323,8 +323,12 @@ static void test_bad_symbols(void **state)
 static void test_bad_usdt(void **state)
 {
 	add_bad(fmt("usdt:%s:frec_target:nosuch", target), -ENOENT,
-		"no USDT probe frec_target:nosuch", "which has frec_target:tick: use one of those",
-		NULL);
+		"no USDT probe frec_target:nosuch", "which has frec_target:tick, frec_target:global",
+		"use one of those", NULL);
+	/* A global variable as an argument: "-8@n_calls(%rip)". */
+	add_bad(fmt("usdt:%s:frec_target:global", target), -EINVAL,
+		"argument 1 of USDT probe frec_target:global", "(%rip)", "cannot read",
+		"local copy", NULL);
 	add_bad(fmt("usdt:%s:a:b", lib), -ENOENT, "has no USDT probes", "sys/sdt.h", NULL);
 }
 
