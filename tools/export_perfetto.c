@@ -97,8 +97,14 @@
 /* Keep packets of moderate size: flush a CPU's bundle at this many events. */
 #define BUNDLE_MAX_EVENTS	16384
 
+/* Comms are at most 15 bytes: an interned comm is its 16 bytes zero-padded,
+ * compared and hashed as two words. */
+struct comm_key {
+	uint64_t a, b;
+};
+
 struct intern {
-	char (*strs)[FREC_COMM_LEN];
+	struct comm_key *keys;
 	__u32 n, cap;
 	__u32 *slots;		/* index + 1, 0 = empty */
 	__u32 nslots;		/* power of two */
@@ -130,14 +136,23 @@ struct pexport {
 
 /* ---- interning ---------------------------------------------------------- */
 
-static __u32 hash_comm(const char *s)
+static inline struct comm_key comm_key(const char *s)
 {
-	__u32 h = 2166136261u;
+	union {
+		struct comm_key k;
+		char c[FREC_COMM_LEN];
+	} u;
 	int i;
 
-	for (i = 0; i < FREC_COMM_LEN && s[i]; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	u.k.a = u.k.b = 0;
+	for (i = 0; i < FREC_COMM_LEN - 1 && s[i]; i++)
+		u.c[i] = s[i];
+	return u.k;
+}
+
+static inline __u32 hash_key(struct comm_key k)
+{
+	return (__u32)(((k.a * 0x9E3779B97F4A7C15ull) ^ (k.b * 0xC2B2AE3D27D4EB4Full)) >> 32);
 }
 
 static void intern_reset(struct intern *in)
@@ -155,7 +170,7 @@ static int intern_grow(struct intern *in)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < in->n; i++) {
-		__u32 j = hash_comm(in->strs[i]) & (nslots - 1);
+		__u32 j = hash_key(in->keys[i]) & (nslots - 1);
 
 		while (slots[j])
 			j = (j + 1) & (nslots - 1);
@@ -170,24 +185,27 @@ static int intern_grow(struct intern *in)
 /* Index of comm in the bundle's intern table, added when new; -1 on ENOMEM. */
 static long intern(struct intern *in, const char *comm)
 {
+	struct comm_key k = comm_key(comm);
 	__u32 j;
 
 	if ((in->n + 1) * 2 > in->nslots && intern_grow(in))
 		return -1;
-	for (j = hash_comm(comm) & (in->nslots - 1); in->slots[j]; j = (j + 1) & (in->nslots - 1))
-		if (!strncmp(in->strs[in->slots[j] - 1], comm, FREC_COMM_LEN))
+	for (j = hash_key(k) & (in->nslots - 1); in->slots[j]; j = (j + 1) & (in->nslots - 1)) {
+		const struct comm_key *o = &in->keys[in->slots[j] - 1];
+
+		if (o->a == k.a && o->b == k.b)
 			return in->slots[j] - 1;
+	}
 	if (in->n == in->cap) {
 		__u32 ncap = in->cap ? in->cap * 2 : 64;
-		char (*s)[FREC_COMM_LEN] = realloc(in->strs, ncap * sizeof(*s));
+		struct comm_key *nk = realloc(in->keys, ncap * sizeof(*nk));
 
-		if (!s)
+		if (!nk)
 			return -1;
-		in->strs = s;
+		in->keys = nk;
 		in->cap = ncap;
 	}
-	strncpy(in->strs[in->n], comm, FREC_COMM_LEN - 1);
-	in->strs[in->n][FREC_COMM_LEN - 1] = '\0';
+	in->keys[in->n] = k;
 	in->slots[j] = in->n + 1;
 	return in->n++;
 }
@@ -210,7 +228,7 @@ static void bundle_fini(struct bundle *b)
 
 	for (i = 0; (pb = bundle_pbs(b, i)); i++)
 		frec_pb__fini(pb);
-	free(b->in.strs);
+	free(b->in.keys);
 	free(b->in.slots);
 }
 
@@ -290,7 +308,8 @@ static void flush_bundle(struct pexport *x, __u32 cpu)
 	if (b->nsw || b->nwk) {
 		frec_pb__begin(p, FB_COMPACT_SCHED);
 		for (i = 0; i < b->in.n; i++)
-			frec_pb__strn(p, CS_INTERN_TABLE, b->in.strs[i], FREC_COMM_LEN);
+			frec_pb__strn(p, CS_INTERN_TABLE, (const char *)&b->in.keys[i],
+				      FREC_COMM_LEN);
 		packed(p, CS_SWITCH_TS, &b->sw_ts);
 		packed(p, CS_SWITCH_PREV_STATE, &b->sw_state);
 		packed(p, CS_SWITCH_NEXT_PID, &b->sw_pid);

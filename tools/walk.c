@@ -508,6 +508,20 @@ const struct frec_thread *frec_walk__thread(const struct frec_walk *w, __u32 tid
 	return slot ? &w->threads[*slot] : NULL;
 }
 
+/* "swapper/N" for the first CPUs, without a snprintf per event */
+#define SWAPPER_NAMES	256
+#define SW10(n) "swapper/" #n "0", "swapper/" #n "1", "swapper/" #n "2", "swapper/" #n "3", \
+	"swapper/" #n "4", "swapper/" #n "5", "swapper/" #n "6", "swapper/" #n "7", \
+	"swapper/" #n "8", "swapper/" #n "9"
+static const char *const swapper_names[SWAPPER_NAMES] = {
+	"swapper/0", "swapper/1", "swapper/2", "swapper/3", "swapper/4",
+	"swapper/5", "swapper/6", "swapper/7", "swapper/8", "swapper/9",
+	SW10(1), SW10(2), SW10(3), SW10(4), SW10(5), SW10(6), SW10(7), SW10(8), SW10(9),
+	SW10(10), SW10(11), SW10(12), SW10(13), SW10(14), SW10(15), SW10(16), SW10(17),
+	SW10(18), SW10(19), SW10(20), SW10(21), SW10(22), SW10(23), SW10(24),
+	"swapper/250", "swapper/251", "swapper/252", "swapper/253", "swapper/254", "swapper/255",
+};
+
 const char *frec_walk__comm(const struct frec_walk *w, __u32 tid, __u32 cpu,
 			    char buf[FREC_COMM_LEN + 8])
 {
@@ -515,6 +529,8 @@ const char *frec_walk__comm(const struct frec_walk *w, __u32 tid, __u32 cpu,
 
 	/* pid 0 is a different idle task on each CPU, named after it */
 	if (tid == 0) {
+		if (cpu < SWAPPER_NAMES)
+			return swapper_names[cpu];
 		snprintf(buf, FREC_COMM_LEN + 8, "swapper/%u", cpu);
 		return buf;
 	}
