@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <frec/event.h>
+#include "recorder_int.h"
 
 static const char *const type_names[FREC_EV__MAX] = {
 	[FREC_EV_SCHED_SWITCH]	   = "sched_switch",
@@ -50,7 +51,26 @@ static const size_t rec_size[FREC_EV__MAX] = {
 #define FIELD(data, type, f, dst) \
 	memcpy(&(dst), (const char *)(data) + offsetof(type, f), sizeof(dst))
 
-int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
+#define NAME_A(data, type, tidf, tgidf, commf)					\
+	do {									\
+		if (nm) {							\
+			FIELD(data, type, tidf, nm->a_tid);			\
+			FIELD(data, type, tgidf, nm->a_tgid);			\
+			nm->a_comm = (const char *)(data) + offsetof(type, commf);	\
+			nm->a = true;						\
+		}								\
+	} while (0)
+#define NAME_B(data, type, tgidf, commf)					\
+	do {									\
+		if (nm) {							\
+			FIELD(data, type, tgidf, nm->b_tgid);			\
+			nm->b_comm = (const char *)(data) + offsetof(type, commf);	\
+			nm->b = true;						\
+		}								\
+	} while (0)
+
+/* Fills the fields of ev that its type defines (and nm, if given). */
+int record_decode(const void *data, size_t len, struct frec_event *ev, struct rec_names *nm)
 {
 	struct frec_rec_hdr h;
 
@@ -61,12 +81,13 @@ int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
 	if (h.type >= FREC_EV__MAX || !rec_size[h.type] || len < rec_size[h.type])
 		return -EINVAL;
 
-	memset(ev, 0, sizeof(*ev));
 	ev->ts = h.ts;
 	ev->type = h.type;
 	ev->cpu = h.cpu;
 	ev->tid = h.tid;
 	ev->tgid = h.tgid;
+	if (nm)
+		nm->a = nm->b = false;
 
 	switch (h.type) {
 	case FREC_EV_SCHED_SWITCH:
@@ -75,6 +96,8 @@ int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
 		FIELD(data, struct frec_rec_switch, prev_prio, ev->sw.prev_prio);
 		FIELD(data, struct frec_rec_switch, next_prio, ev->sw.next_prio);
 		FIELD(data, struct frec_rec_switch, prev_state, ev->sw.prev_state);
+		NAME_A(data, struct frec_rec_switch, prev_pid, prev_tgid, prev_comm);
+		NAME_B(data, struct frec_rec_switch, next_tgid, next_comm);
 		break;
 	case FREC_EV_SCHED_WAKING:
 	case FREC_EV_SCHED_WAKEUP:
@@ -83,10 +106,13 @@ int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
 		FIELD(data, struct frec_rec_wake, prio, ev->wake.prio);
 		FIELD(data, struct frec_rec_wake, target_cpu, ev->wake.target_cpu);
 		ev->wake.waker = h.tid;
+		NAME_A(data, struct frec_rec_wake, pid, tgid, comm);
 		break;
 	case FREC_EV_PROCESS_FORK:
 		FIELD(data, struct frec_rec_fork, parent_pid, ev->fork.parent_pid);
 		FIELD(data, struct frec_rec_fork, child_pid, ev->fork.child_pid);
+		NAME_A(data, struct frec_rec_fork, parent_pid, parent_tgid, parent_comm);
+		NAME_B(data, struct frec_rec_fork, child_tgid, child_comm);
 		break;
 	case FREC_EV_PROCESS_EXEC:
 		FIELD(data, struct frec_rec_exec, pid, ev->exec.pid);
@@ -97,16 +123,20 @@ int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
 	case FREC_EV_PROCESS_EXIT:
 		FIELD(data, struct frec_rec_exit, pid, ev->exit.pid);
 		FIELD(data, struct frec_rec_exit, tgid, ev->exit.tgid);
+		NAME_A(data, struct frec_rec_exit, pid, tgid, comm);
 		break;
 	case FREC_EV_TASK_RENAME:
 		FIELD(data, struct frec_rec_rename, pid, ev->rename.pid);
 		ev->rename.newcomm = (const char *)data + offsetof(struct frec_rec_rename, newcomm);
+		/* The thread is named as it was: the rename is the event. */
+		NAME_A(data, struct frec_rec_rename, pid, tgid, oldcomm);
 		break;
 	case FREC_EV_MIGRATE_TASK:
 		FIELD(data, struct frec_rec_migrate, pid, ev->migrate.pid);
 		FIELD(data, struct frec_rec_migrate, prio, ev->migrate.prio);
 		FIELD(data, struct frec_rec_migrate, orig_cpu, ev->migrate.orig_cpu);
 		FIELD(data, struct frec_rec_migrate, dest_cpu, ev->migrate.dest_cpu);
+		NAME_A(data, struct frec_rec_migrate, pid, tgid, comm);
 		break;
 	case FREC_EV_UPROBE:
 	case FREC_EV_URETPROBE:
@@ -120,9 +150,16 @@ int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
 		 * that a decoded event equals what the reader gives back. */
 		for (__u32 i = ev->probe.nargs; i < FREC_MAX_PROBE_ARGS; i++)
 			ev->probe.args[i] = 0;
+		ev->probe.ret = 0;
 		if (h.type == FREC_EV_URETPROBE)
 			FIELD(data, struct frec_rec_probe, ret, ev->probe.ret);
 		break;
 	}
 	return 0;
+}
+
+int frec_record__decode(const void *data, size_t len, struct frec_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	return record_decode(data, len, ev, NULL);
 }

@@ -51,6 +51,10 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 {
 	struct open_gen *g = &r->g;
 
+	/* The recorder's totals count events when their generation ends. */
+	r->st.events += g->nevents;
+	for (uint32_t t = 0; t < FREC_EV__MAX; t++)
+		r->st.events_by_type[t] += g->by_type[t];
 	g->seq = r->next_seq++;
 	g->stamp = (uint32_t)g->seq;
 	if (!g->stamp)	/* 0 means "no generation" in task and probe stamps */
@@ -79,6 +83,24 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	g->str_used = 0;
 }
 
+/*
+ * The one test an event makes before it is encoded is pos <= lim. lim is
+ * where the tail chunk could no longer take a largest event, or where the
+ * generation reaches gen_max_bytes, whichever comes first; a table that
+ * fills up sets it to 0. Past it, the slow path seals or takes a chunk.
+ */
+void gen_set_lim(struct frec_recorder *r)
+{
+	struct open_gen *g = &r->g;
+	uint64_t raw = gen_raw_bytes(g);
+	uint64_t budget = r->gen_max > raw ? r->gen_max - raw : 0;
+	uint32_t lim = r->pool.chunk_bytes - EV_MAX_BYTES;
+
+	if (g->pos + budget < lim)
+		lim = g->pos + (uint32_t)budget;
+	g->lim = gen_tables_full(g) ? 0 : lim;
+}
+
 /* Close the tail chunk and append a fresh one. */
 int gen_new_chunk(struct frec_recorder *r)
 {
@@ -103,6 +125,7 @@ int gen_new_chunk(struct frec_recorder *r)
 	return 0;
 }
 
+/* comm is normalised (see comm_copy). */
 static uint32_t thread_append(struct open_gen *g, uint32_t tid, uint32_t tgid, const char *comm)
 {
 	uint32_t i = g->nthreads++;
@@ -111,6 +134,8 @@ static uint32_t thread_append(struct open_gen *g, uint32_t tid, uint32_t tgid, c
 	t->tid = tid;
 	t->tgid = tgid;
 	memcpy(t->comm, comm, FREC_COMM_LEN);
+	if (unlikely(g->nthreads + EV_MAX_THREADS > g->thread_cap))
+		g->lim = 0;	/* seal before the next event */
 	return i;
 }
 
@@ -118,30 +143,55 @@ static uint32_t thread_append(struct open_gen *g, uint32_t tid, uint32_t tgid, c
  * The generation's index of thread tid, adding it (with its tgid and comm
  * from the task table) at its first mention. has_tgid: the event says which
  * process tid belongs to; a task that changed process (pid reuse) gets a
- * new entry so that earlier events keep their tgid.
+ * new entry so that earlier events keep their tgid. comm: the name a record
+ * gives, which keeps the task table current (NULL: none).
  */
-static uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, bool has_tgid)
+static uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, bool has_tgid,
+		       const char *comm)
 {
-	static const char no_comm[FREC_COMM_LEN];
 	struct open_gen *g = &r->g;
 	struct task *t;
 	bool inserted;
 	uint32_t i;
 
 	t = tasks_get(&r->tasks, tid, &inserted);
-	if (unlikely(!t))	/* task table full: name it, without sharing */
-		return thread_append(g, tid, has_tgid ? tgid : tid, no_comm);
-	if (has_tgid && t->tgid != tgid) {
+	if (unlikely(!t)) {	/* task table full: name it, without sharing */
+		char c[FREC_COMM_LEN];
+
+		comm_copy(c, comm ? comm : "");
+		return thread_append(g, tid, has_tgid ? tgid : tid, c);
+	}
+	if (has_tgid && unlikely(t->tgid != tgid)) {
+		/* Another process now: pid reuse. Name it anew. */
 		t->tgid = tgid;
 		t->stamp = 0;
 		t->idx &= ~TASK_EXITED;
 	}
+	/* tid 0 is every CPU's idle task, "swapper/N": keep the first name
+	 * rather than rewrite it on every switch. */
+	if (comm && unlikely(!comm_eq(t->comm, comm)) && (tid || !t->comm[0]))
+		comm_copy(t->comm, comm);
 	if (t->stamp == g->stamp)
 		return t->idx & TASK_IDX_MASK;
 	i = thread_append(g, tid, t->tgid, t->comm);
 	t->stamp = g->stamp;
 	t->idx = i | (t->idx & TASK_EXITED);
 	return i;
+}
+
+/* The thread a record names as "a" or "b", with its names if it gives them. */
+static inline uint32_t intern_a(struct frec_recorder *r, uint32_t tid, const struct rec_names *nm)
+{
+	if (nm && nm->a)
+		return intern(r, tid, nm->a_tgid, true, nm->a_comm);
+	return intern(r, tid, 0, false, NULL);
+}
+
+static inline uint32_t intern_b(struct frec_recorder *r, uint32_t tid, const struct rec_names *nm)
+{
+	if (nm && nm->b)
+		return intern(r, tid, nm->b_tgid, true, nm->b_comm);
+	return intern(r, tid, 0, false, NULL);
 }
 
 static uint32_t str_hash(const char *s, size_t n)
@@ -179,6 +229,8 @@ static uint32_t str_intern(struct open_gen *g, const char *s, size_t max)
 		memcpy(g->str_arena + g->str_used, s, n);
 	g->str_arena[g->str_used + n] = '\0';
 	g->str_used += (uint32_t)n + 1;
+	if (unlikely(gen_tables_full(g)))
+		g->lim = 0;	/* seal before the next event */
 	return idx;
 }
 
@@ -201,11 +253,11 @@ static inline uint8_t *put_prio(uint8_t *p, __s32 prio, unsigned flag, unsigned 
 }
 
 /*
- * Encode ev at the end of the raw stream. The caller made sure that a
- * largest event fits in the tail chunk, that the thread table has room for
- * EV_MAX_THREADS more entries and the string table for GEN_STR_ROOM bytes.
+ * Encode ev at the end of the raw stream (nm: the record's names, or NULL).
+ * The caller checked pos <= lim: a largest event fits in the tail chunk and
+ * the thread and string tables have room for one more event.
  */
-int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
+void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
 	struct open_gen *g = &r->g;
 	uint8_t *p = g->cbase + g->pos, *infop;
@@ -230,7 +282,10 @@ int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
 		   g->threads[*cur].tgid == ev->tgid) {
 		ti = *cur;	/* the running thread: implicit */
 	} else {
-		ti = intern(r, ev->tid, ev->tgid, true);
+		/* A switch's prev is usually the running thread: its names. */
+		const char *comm = nm && nm->a && nm->a_tid == ev->tid ? nm->a_comm : NULL;
+
+		ti = intern(r, ev->tid, ev->tgid, true, comm);
 		info |= INFO_T;
 		p = put_varint(p, ti);
 	}
@@ -238,14 +293,14 @@ int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
 	switch (type) {
 	case FREC_EV_SCHED_SWITCH: {
 		unsigned sc = state_code(ev->sw.prev_state);
-		uint32_t pi = ev->sw.prev_pid == ev->tid ? ti : intern(r, ev->sw.prev_pid, 0, false);
+		uint32_t pi = ev->sw.prev_pid == ev->tid ? ti : intern_a(r, ev->sw.prev_pid, nm);
 		uint32_t ni;
 
 		if (pi != ti) {
 			info |= SW_PREV;
 			p = put_varint(p, pi);
 		}
-		ni = ev->sw.next_pid == ev->tid ? ti : intern(r, ev->sw.next_pid, 0, false);
+		ni = ev->sw.next_pid == ev->tid ? ti : intern_b(r, ev->sw.next_pid, nm);
 		p = put_varint(p, ni);
 		info |= sc << SW_STATE_SHIFT;
 		if (sc == STATE_ESC)
@@ -261,10 +316,10 @@ int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
 	case FREC_EV_SCHED_WAKEUP_NEW: {
 		uint32_t tc = ev->wake.target_cpu < EV_CPU_ESC ? ev->wake.target_cpu : EV_CPU_ESC;
 
-		p = put_varint(p, intern(r, ev->wake.pid, 0, false));
+		p = put_varint(p, intern_a(r, ev->wake.pid, nm));
 		if (ev->wake.waker != ev->tid || ti == NO_THREAD) {
 			info |= WK_WAKER;
-			p = put_varint(p, intern(r, ev->wake.waker, 0, false));
+			p = put_varint(p, intern(r, ev->wake.waker, 0, false, NULL));
 		}
 		p = put_prio(p, ev->wake.prio, WK_PRIO, &info);
 		info |= tc << WK_CPU_SHIFT;
@@ -275,18 +330,18 @@ int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
 	case FREC_EV_PROCESS_FORK:
 		if (ev->fork.parent_pid != ev->tid || ti == NO_THREAD) {
 			info |= FK_PARENT;
-			p = put_varint(p, intern(r, ev->fork.parent_pid, 0, false));
+			p = put_varint(p, intern_a(r, ev->fork.parent_pid, nm));
 		}
-		p = put_varint(p, intern(r, ev->fork.child_pid, 0, false));
+		p = put_varint(p, intern_b(r, ev->fork.child_pid, nm));
 		break;
 	case FREC_EV_PROCESS_EXEC:
-		p = put_varint(p, intern(r, ev->exec.pid, 0, false));
+		p = put_varint(p, intern(r, ev->exec.pid, 0, false, NULL));
 		p = put_varint(p, ev->exec.old_pid);
 		p = put_varint(p, str_intern(g, ev->exec.filename, FREC_FILENAME_LEN - 1));
 		p = put_varint(p, str_intern(g, ev->exec.comm, FREC_COMM_LEN - 1));
 		break;
 	case FREC_EV_PROCESS_EXIT:
-		x = intern(r, ev->exit.pid, 0, false);
+		x = intern_a(r, ev->exit.pid, nm);
 		p = put_varint(p, x);
 		if (g->threads[x].tgid != ev->exit.tgid) {
 			info |= EX_TGID;
@@ -294,11 +349,11 @@ int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
 		}
 		break;
 	case FREC_EV_TASK_RENAME:
-		p = put_varint(p, intern(r, ev->rename.pid, 0, false));
+		p = put_varint(p, intern_a(r, ev->rename.pid, nm));
 		p = put_varint(p, str_intern(g, ev->rename.newcomm, FREC_COMM_LEN - 1));
 		break;
 	case FREC_EV_MIGRATE_TASK:
-		p = put_varint(p, intern(r, ev->migrate.pid, 0, false));
+		p = put_varint(p, intern_a(r, ev->migrate.pid, nm));
 		p = put_varint(p, ev->migrate.orig_cpu);
 		p = put_varint(p, ev->migrate.dest_cpu);
 		p = put_prio(p, ev->migrate.prio, MG_PRIO, &info);
@@ -325,5 +380,4 @@ int gen_encode(struct frec_recorder *r, const struct frec_event *ev)
 	}
 	*infop = (uint8_t)info;
 	g->pos = (uint32_t)(p - g->cbase);
-	return 0;
 }

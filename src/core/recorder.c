@@ -187,25 +187,6 @@ static void mark_exited(struct frec_recorder *r, uint32_t tid)
 	r->exit_count++;
 }
 
-/* Keep the task table current from names a record carries. */
-static void task_note(struct frec_recorder *r, uint32_t tid, uint32_t tgid, const char *comm)
-{
-	struct task *t;
-	bool inserted;
-
-	t = tasks_get(&r->tasks, tid, &inserted);
-	if (unlikely(!t))
-		return;
-	if (unlikely(t->tgid != tgid)) {
-		/* Another process now: pid reuse. The generation names it anew. */
-		t->tgid = tgid;
-		t->stamp = 0;
-		t->idx &= ~TASK_EXITED;
-	}
-	if (comm && unlikely(!comm_eq(t->comm, comm)))
-		comm_copy(t->comm, comm);
-}
-
 static void task_set_comm(struct frec_recorder *r, uint32_t tid, const char *comm)
 {
 	struct task *t = tasks_find(&r->tasks, tid);
@@ -214,35 +195,31 @@ static void task_set_comm(struct frec_recorder *r, uint32_t tid, const char *com
 		comm_copy(t->comm, comm ? comm : "");
 }
 
-static bool needs_strings(uint32_t type)
-{
-	return type == FREC_EV_PROCESS_EXEC || type == FREC_EV_TASK_RENAME;
-}
-
-static int push_ev(struct frec_recorder *r, const struct frec_event *ev)
+/* Past lim: seal a full generation, or take the next chunk. */
+static int push_room(struct frec_recorder *r)
 {
 	struct open_gen *g = &r->g;
-	uint32_t type = ev->type;
 
-	if (unlikely(type == FREC_EV_NONE || type >= FREC_EV__MAX ||
-		     (type >= FREC_EV_UPROBE && type <= FREC_EV_USDT &&
-		      ev->probe.nargs > FREC_MAX_PROBE_ARGS))) {
-		r->st.malformed++;
-		return -EINVAL;
-	}
-	if (unlikely(!g->open_ts))
-		g->open_ts = ev->ts ? ev->ts : 1;
-	/* Seal early when the generation is full (bytes, threads, strings). */
-	if (unlikely(gen_raw_bytes(g) >= r->gen_max ||
-		     g->nthreads + EV_MAX_THREADS > g->thread_cap ||
-		     (needs_strings(type) && (g->nstr + 2 > GEN_STR_MAX ||
-					      g->str_used + GEN_STR_ROOM > GEN_STR_ARENA))))
+	if (g->nevents && (gen_raw_bytes(g) >= r->gen_max || gen_tables_full(g)))
 		rec_seal(r, g->max_ts);
-	if (unlikely(g->pos > g->lim) && gen_new_chunk(r)) {
+	if (g->pos > g->lim && gen_new_chunk(r)) {
 		r->st.events_discarded++;
 		return -ENOSPC;
 	}
-	gen_encode(r, ev);
+	return 0;
+}
+
+static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+{
+	struct open_gen *g = &r->g;
+	uint32_t type = ev->type;
+	struct task *t;
+
+	if (unlikely(!g->open_ts))
+		g->open_ts = ev->ts ? ev->ts : 1;
+	if (unlikely(g->pos > g->lim) && push_room(r))
+		return -ENOSPC;
+	gen_encode(r, ev, nm);
 
 	g->nevents++;
 	g->by_type[type]++;
@@ -250,10 +227,17 @@ static int push_ev(struct frec_recorder *r, const struct frec_event *ev)
 		g->min_ts = ev->ts;
 	if (ev->ts > g->max_ts)
 		g->max_ts = ev->ts;
-	r->st.events++;
-	r->st.events_by_type[type]++;
+	if (likely(type <= FREC_EV_SCHED_WAKEUP_NEW))
+		return 0;
 
+	/* Task table upkeep after the event: the generation named the
+	 * thread as it was before it. */
 	switch (type) {
+	case FREC_EV_PROCESS_FORK:
+		t = tasks_find(&r->tasks, ev->fork.child_pid);
+		if (t)	/* a new task, whatever had this tid before */
+			t->idx &= ~TASK_EXITED;
+		break;
 	case FREC_EV_PROCESS_EXEC:
 		task_set_comm(r, ev->exec.pid, ev->exec.comm);
 		break;
@@ -276,62 +260,24 @@ static int push_ev(struct frec_recorder *r, const struct frec_event *ev)
 int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
 {
 	struct frec_event ev;
+	struct rec_names nm;
 
-	if (unlikely(frec_record__decode(data, len, &ev))) {
+	if (unlikely(record_decode(data, len, &ev, &nm))) {
 		r->st.malformed++;
 		return -EINVAL;
 	}
-	/* The record's names first, so that a thread's first mention in the
-	 * generation carries them. exec and rename change the name after the
-	 * event (push_ev), so the generation names the thread as it was. */
-	switch (ev.type) {
-	case FREC_EV_SCHED_SWITCH: {
-		const struct frec_rec_switch *s = data;
-
-		task_note(r, ev.sw.prev_pid, s->prev_tgid, s->prev_comm);
-		task_note(r, ev.sw.next_pid, s->next_tgid, s->next_comm);
-		break;
-	}
-	case FREC_EV_SCHED_WAKING:
-	case FREC_EV_SCHED_WAKEUP:
-	case FREC_EV_SCHED_WAKEUP_NEW: {
-		const struct frec_rec_wake *w = data;
-
-		task_note(r, ev.wake.pid, w->tgid, w->comm);
-		break;
-	}
-	case FREC_EV_PROCESS_FORK: {
-		const struct frec_rec_fork *f = data;
-
-		task_note(r, ev.fork.parent_pid, f->parent_tgid, f->parent_comm);
-		task_note(r, ev.fork.child_pid, f->child_tgid, f->child_comm);
-		break;
-	}
-	case FREC_EV_PROCESS_EXIT: {
-		const struct frec_rec_exit *x = data;
-
-		task_note(r, ev.exit.pid, x->tgid, x->comm);
-		break;
-	}
-	case FREC_EV_TASK_RENAME: {
-		const struct frec_rec_rename *n = data;
-
-		task_note(r, ev.rename.pid, n->tgid, n->oldcomm);
-		break;
-	}
-	case FREC_EV_MIGRATE_TASK: {
-		const struct frec_rec_migrate *m = data;
-
-		task_note(r, ev.migrate.pid, m->tgid, m->comm);
-		break;
-	}
-	}
-	return push_ev(r, &ev);
+	return push_ev(r, &ev, &nm);
 }
 
 int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *ev)
 {
-	return push_ev(r, ev);
+	if (ev->type == FREC_EV_NONE || ev->type >= FREC_EV__MAX ||
+	    (ev->type >= FREC_EV_UPROBE && ev->type <= FREC_EV_USDT &&
+	     ev->probe.nargs > FREC_MAX_PROBE_ARGS)) {
+		r->st.malformed++;
+		return -EINVAL;
+	}
+	return push_ev(r, ev, NULL);
 }
 
 int frec_recorder__add_lost(struct frec_recorder *r, __u32 cpu, __u64 count, __u64 ts)
@@ -343,7 +289,7 @@ int frec_recorder__add_lost(struct frec_recorder *r, __u32 cpu, __u64 count, __u
 		.lost.count = count,
 	};
 
-	return push_ev(r, &ev);
+	return push_ev(r, &ev, NULL);
 }
 
 int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, const char *comm)
@@ -447,6 +393,9 @@ int frec_recorder__seal(struct frec_recorder *r, __u64 now)
 void frec_recorder__stats(const struct frec_recorder *r, struct frec_recorder_stats *st)
 {
 	*st = r->st;
+	st->events += r->g.nevents;
+	for (uint32_t t = 0; t < FREC_EV__MAX; t++)
+		st->events_by_type[t] += r->g.by_type[t];
 	st->chunks_total = r->pool.nchunks;
 	st->chunks_in_use = r->pool.nchunks - r->pool.nfree;
 	st->window_start_ts = r->oldest ? r->oldest->start_ts : 0;

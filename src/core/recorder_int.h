@@ -100,6 +100,18 @@ struct exit_ent {
 	uint64_t seq;		/* the generation that saw the exit */
 };
 
+/*
+ * Names a ring record gives for the threads it mentions besides the running
+ * one: "a" is prev (switch), pid (wake, exit, rename, migrate) or parent
+ * (fork); "b" is next (switch) or child (fork). The encoder keeps the task
+ * table current from them as it interns those threads.
+ */
+struct rec_names {
+	uint32_t a_tid, a_tgid, b_tgid;
+	const char *a_comm, *b_comm;	/* record fields, maybe not NUL-terminated */
+	bool a, b;
+};
+
 struct frec_pin {
 	uint32_t ngens;
 	struct sealed_gen **gens;
@@ -139,12 +151,16 @@ struct frec_recorder {
 	struct frec_recorder_stats st;
 };
 
+/* decode.c: frec_record__decode without clearing ev, plus the names. */
+int record_decode(const void *data, size_t len, struct frec_event *ev, struct rec_names *nm);
+
 /* encode.c */
 int gen_alloc(struct frec_recorder *r, uint32_t thread_cap);
 void gen_free_tables(struct frec_recorder *r);
 void gen_reset(struct frec_recorder *r, uint64_t now);
 int gen_new_chunk(struct frec_recorder *r);
-int gen_encode(struct frec_recorder *r, const struct frec_event *ev);
+void gen_set_lim(struct frec_recorder *r);
+void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm);
 int probe_find(const struct frec_recorder *r, uint32_t id);
 
 /* Encoded event bytes. The first chunk starts with room for the block
@@ -156,6 +172,13 @@ static inline uint64_t gen_raw_bytes(const struct open_gen *g)
 
 /* recorder.c: forget tasks that exited before generation seq. */
 void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);
+
+/* The thread or string table cannot take one more event. */
+static inline bool gen_tables_full(const struct open_gen *g)
+{
+	return g->nthreads + EV_MAX_THREADS > g->thread_cap || g->nstr + 2 > GEN_STR_MAX ||
+	       g->str_used + GEN_STR_ROOM > GEN_STR_ARENA;
+}
 
 /* seal.c */
 int rec_seal(struct frec_recorder *r, uint64_t now);

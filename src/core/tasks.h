@@ -79,9 +79,16 @@ static inline void comm_copy(char *dst, const char *src)
 	memset(dst + n, 0, FREC_COMM_LEN - n);
 }
 
-/* dst holds a normalised comm; src is a record's comm field. */
+/* dst holds a normalised comm; src is a record's comm field. The kernel
+ * zero-pads comm, so comparing all 16 bytes settles almost every case. */
 static inline bool comm_eq(const char *dst, const char *src)
 {
+	uint64_t a[2], b[2];
+
+	memcpy(a, dst, sizeof(a));
+	memcpy(b, src, sizeof(b));
+	if (a[0] == b[0] && a[1] == b[1])
+		return true;
 	return strncmp(dst, src, FREC_COMM_LEN - 1) == 0;
 }
 
