@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * frec export --format chrome: the output is JSON that a real parser (Python's
+ * json module) accepts, even with hostile names, and it holds what the
+ * snapshot holds: a "running" slice per stretch a thread spent on a CPU (on
+ * its own lane and on its CPU's lane), a complete slice per probe call, an
+ * instant per USDT hit, fork, exec, exit and lost-records event, and names
+ * for every process and thread.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <cmocka.h>
+#include "synth.h"
+#include "tools_test.h"
+
+struct fixture {
+	char dir[64];
+	char known[128];
+	char out[128];
+};
+
+/* Counts by kind of event, printed by Python as "key=count" lines. */
+static const char census_py[] =
+	"import json, sys, collections\n"
+	"d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+	"c = collections.Counter()\n"
+	"for e in d['traceEvents']:\n"
+	"    ph = e['ph']\n"
+	"    if ph == 'M':\n"
+	"        c['M.' + e['name']] += 1\n"
+	"    elif ph == 'X':\n"
+	"        c['X.' + e['cat']] += 1\n"
+	"        assert e['dur'] >= 0\n"
+	"    elif ph == 'i':\n"
+	"        c['i.' + e['cat'] + '.' + e['name']] += 1\n"
+	"    else:\n"
+	"        c[ph] += 1\n"
+	"for k in sorted(c):\n"
+	"    print('%s=%d' % (k, c[k]))\n";
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char py[128];
+
+	assert_non_null(f);
+	assert_int_equal(synth_tmpdir(f->dir), 0);
+	snprintf(f->known, sizeof(f->known), "%s/known.frec", f->dir);
+	snprintf(f->out, sizeof(f->out), "%s/out.json", f->dir);
+	snprintf(py, sizeof(py), "%s/census.py", f->dir);
+	write_file(py, census_py, strlen(census_py));
+	assert_int_equal(synth_known_snapshot(f->dir, "known.frec"), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	synth_rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Python's counts for the export in f->out; NULL (test skipped) without python3. */
+static char *census(struct fixture *f)
+{
+	char cmd[512], *out = NULL;
+	size_t len;
+
+	if (!have_program("python3"))
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "python3 %s/census.py %s", f->dir, f->out);
+	assert_int_equal(run_cmd(cmd, &out, &len), 0);
+	return out;
+}
+
+static unsigned long census_get(const char *census, const char *key)
+{
+	char needle[128];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "%s=", key);
+	for (p = census; (p = strstr(p, needle)); p++)
+		if (p == census || p[-1] == '\n')
+			return strtoul(p + strlen(needle), NULL, 10);
+	return 0;
+}
+
+static void test_known(void **state)
+{
+	struct fixture *f = *state;
+	struct captured cap;
+	char *c;
+	unsigned char *json;
+	size_t n;
+
+	assert_int_equal(run_export(f->known, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	assert_int_equal(cap.errlen, 0);
+	captured_free(&cap);
+
+	json = read_file(f->out, &n);
+	/* the call, its arguments and return value, on helper's probes lane */
+	assert_non_null(strstr((char *)json, "{\"name\":\"handle\",\"cat\":\"probe\",\"ph\":\"X\","
+					     "\"ts\":1000004.000,\"dur\":1.000,\"pid\":100,\"tid\":8388710,"
+					     "\"args\":{\"arg0\":7,\"arg1\":8,\"ret\":-5}}"));
+	assert_non_null(strstr((char *)json, "{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\","
+					     "\"ts\":1000000.000,\"dur\":3.000,\"pid\":100,\"tid\":101,"
+					     "\"args\":{\"cpu\":0}}"));
+	assert_non_null(strstr((char *)json, "\"name\":\"process_name\",\"pid\":100,\"tid\":100,"
+					     "\"args\":{\"name\":\"app --serve\"}"));
+	/* the last name of 103 wins */
+	assert_non_null(strstr((char *)json, "\"name\":\"thread_name\",\"pid\":103,\"tid\":103,"
+					     "\"args\":{\"name\":\"renamed\"}"));
+	free(json);
+
+	c = census(f);
+	if (!c) {
+		print_message("python3 missing: JSON parse check skipped\n");
+		return;
+	}
+	/* worker 0..3000 on cpu 0; helper from 2000 on cpu 1 and 103 from
+	 * 1001000000 on cpu 0, both until the last event */
+	assert_int_equal(census_get(c, "X.sched"), 3);
+	assert_int_equal(census_get(c, "X.cpu"), 3);
+	assert_int_equal(census_get(c, "X.probe"), 1);
+	assert_int_equal(census_get(c, "i.sched.fork"), 1);
+	assert_int_equal(census_get(c, "i.sched.exec"), 1);
+	assert_int_equal(census_get(c, "i.sched.exit"), 1);
+	assert_int_equal(census_get(c, "i.lost.lost records"), 1);
+	assert_int_equal(census_get(c, "M.process_name"), 3);	/* CPUs, 100, 103 */
+	assert_int_equal(census_get(c, "M.thread_name"), 8);	/* 2 CPUs, 101, 102, its probes, 103 x3 */
+	assert_int_equal(census_get(c, "B") + census_get(c, "E"), 0);
+	free(c);
+}
+
+/* Expected running slices of the busy recording: one per switch away from a
+ * task (the first switch on each CPU is away from idle), plus the task each
+ * CPU runs at the end. */
+static unsigned long busy_running(const char *path)
+{
+	struct frec_reader *r;
+	struct frec_gen *g;
+	struct frec_event ev;
+	__u32 cur[BUSY_CPUS] = { 0 }, i;
+	unsigned long n = 0;
+
+	assert_int_equal(frec_reader__open(path, &r), 0);
+	while (frec_reader__next_gen(r, &g) > 0) {
+		while (frec_gen__next_event(g, &ev) > 0) {
+			if (ev.type != FREC_EV_SCHED_SWITCH)
+				continue;
+			n += ev.sw.prev_pid != 0;
+			cur[ev.cpu] = ev.sw.next_pid;
+		}
+	}
+	frec_reader__free(r);
+	for (i = 0; i < BUSY_CPUS; i++)
+		n += cur[i] != 0;
+	return n;
+}
+
+static void test_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct busy_counts want;
+	struct captured cap;
+	char path[128], *c;
+	unsigned long running;
+
+	assert_int_equal(make_busy_snapshot(f->dir, "busy.frec", 50000, 99, &want), 0);
+	snprintf(path, sizeof(path), "%s/busy.frec", f->dir);
+	running = busy_running(path);
+	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	captured_free(&cap);
+	c = census(f);
+	if (!c) {
+		print_message("python3 missing: JSON parse check skipped\n");
+		return;
+	}
+	assert_int_equal(census_get(c, "X.sched"), running);
+	assert_int_equal(census_get(c, "X.cpu"), running);
+	assert_int_equal(census_get(c, "X.probe"), want.by_type[FREC_EV_UPROBE]);
+	assert_int_equal(want.by_type[FREC_EV_UPROBE], want.by_type[FREC_EV_URETPROBE]);
+	assert_int_equal(census_get(c, "i.probe.app:mark"), want.by_type[FREC_EV_USDT]);
+	assert_int_equal(census_get(c, "i.sched.fork"), want.by_type[FREC_EV_PROCESS_FORK]);
+	assert_int_equal(census_get(c, "i.sched.exec"), want.by_type[FREC_EV_PROCESS_EXEC]);
+	assert_int_equal(census_get(c, "i.sched.exit"), want.by_type[FREC_EV_PROCESS_EXIT]);
+	assert_int_equal(census_get(c, "i.lost.lost records"), want.by_type[FREC_EV_LOST]);
+	free(c);
+}
+
+/* Names with quotes, backslashes, control characters and bytes that are not
+ * UTF-8 still make valid JSON, and read back as what they were. */
+static void test_hostile_names(void **state)
+{
+	struct fixture *f = *state;
+	struct frec_recorder *rec = synth_recorder(1);
+	static const char evil[] = "a\"b\\c\n\x01\xff\xc3\xa9";
+	char path[128], cmd[512], *out = NULL;
+	struct captured cap;
+	size_t len;
+
+	assert_non_null(rec);
+	frec_recorder__set_cmdline(rec, 42, "/bin/\"x\" \\y");
+	frec_recorder__tick(rec, 1000);
+	synth_switch(rec, 1000, 0, 0, 0, "swapper/0", 0, 42, 42, evil);
+	synth_exec(rec, 2000, 0, 42, 42, evil, "/tmp/\x7f\"\\");
+	synth_switch(rec, 3000, 0, 42, 42, evil, 1, 0, 0, "swapper/0");
+	assert_int_equal(synth_write(rec, f->dir, "evil.frec", 5000), 0);
+	frec_recorder__free(rec);
+	snprintf(path, sizeof(path), "%s/evil.frec", f->dir);
+	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	captured_free(&cap);
+	if (!have_program("python3")) {
+		print_message("python3 missing: JSON parse check skipped\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
+		 "for e in d[\"traceEvents\"]:\n"
+		 "    if e[\"ph\"] == \"M\" and e.get(\"tid\") == 42 and e[\"name\"] == \"thread_name\":\n"
+		 "        print(ascii(e[\"args\"][\"name\"]))\n"
+		 "    if e[\"ph\"] == \"i\":\n"
+		 "        print(ascii(e[\"args\"][\"filename\"]))' %s", f->out);
+	assert_int_equal(run_cmd(cmd, &out, &len), 0);
+	/* each invalid byte reads as its Latin-1 character; valid UTF-8 (é) stays */
+	assert_string_equal(out, "'a\"b\\\\c\\n\\x01\\xff\\xe9'\n'/tmp/\\x7f\"\\\\'\n");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_known, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_names, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
