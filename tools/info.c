@@ -181,16 +181,6 @@ static void fmt_bytes(__u64 b, char *buf, size_t len)
 		snprintf(buf, len, "%llu B", (unsigned long long)b);
 }
 
-static const char *kind_name(__u32 kind)
-{
-	switch (kind) {
-	case FREC_PROBE_UPROBE: return "uprobe";
-	case FREC_PROBE_URETPROBE: return "uretprobe";
-	case FREC_PROBE_USDT: return "usdt";
-	default: return "probe";
-	}
-}
-
 static void span(const struct info *in, __u64 *first, __u64 *last)
 {
 	if (in->events) {
@@ -274,7 +264,7 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 	frec_out__printf(o, "probes:       %zu\n", in->nprobes);
 	for (i = 0; i < in->nprobes; i++) {
 		frec_out__str(o, "  ");
-		frec_text__str(o, in->probes[i].name, 4096);
+		frec_probe__label(o, in->probes[i].name, in->probes[i].kind);
 		frec_out__printf(o, ": %llu\n", (unsigned long long)in->probes[i].hits);
 	}
 	if (in->unnamed_probe_hits)
@@ -363,7 +353,7 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 		frec_json__key(o, "name");
 		frec_json__str(o, in->probes[i].name, 4096);
 		frec_out__str(o, ",\"kind\":\"");
-		frec_out__str(o, kind_name(in->probes[i].kind));
+		frec_out__str(o, frec_probe__kind_name(in->probes[i].kind));
 		frec_out__char(o, '"');
 		json_u64(o, "hits", in->probes[i].hits, true);
 		frec_out__char(o, '}');

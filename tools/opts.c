@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "json.h"
 #include "tools.h"
 
 int frec_opt__parse_secs(const char *s, __u64 *ns)
@@ -88,4 +89,25 @@ void frec_usage__exit_status(FILE *f)
 		"  2  bad command line\n"
 		"  3  the snapshot has damaged generations (bad checksum, cut short); each\n"
 		"     is named on stderr and skipped, the intact ones are still output\n");
+}
+
+const char *frec_probe__kind_name(__u32 kind)
+{
+	switch (kind) {
+	case FREC_PROBE_UPROBE: return "uprobe";
+	case FREC_PROBE_URETPROBE: return "uretprobe";
+	case FREC_PROBE_USDT: return "usdt";
+	default: return "probe";
+	}
+}
+
+void frec_probe__label(struct frec_out *o, const char *name, __u32 kind)
+{
+	const char *k = frec_probe__kind_name(kind);
+	size_t n = strlen(k);
+
+	frec_text__str(o, name, 4096);
+	/* "func:PATH:F" names both the entry and the return probe: say which */
+	if (strncmp(name, k, n) || name[n] != ':')
+		frec_out__printf(o, " (%s)", k);
 }

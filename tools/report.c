@@ -866,7 +866,7 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 	frec_out__printf(o, "\nProbe hits (%zu probes)\n", r->nhits);
 	for (i = 0; i < r->nhits; i++) {
 		frec_out__str(o, "  ");
-		frec_text__str(o, r->hits[i].name, 4096);
+		frec_probe__label(o, r->hits[i].name, r->hits[i].kind);
 		frec_out__printf(o, ": %llu\n", (unsigned long long)r->hits[i].hits);
 	}
 	frec_out__printf(o, "\nCalls (entry -> return on the same thread)\n");
@@ -983,7 +983,9 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 	for (i = 0; i < r->nhits; i++) {
 		frec_out__str(o, i ? ",{\"name\":" : "{\"name\":");
 		frec_json__str(o, r->hits[i].name, 4096);
-		frec_out__printf(o, ",\"hits\":%llu}", (unsigned long long)r->hits[i].hits);
+		frec_out__printf(o, ",\"kind\":\"%s\",\"hits\":%llu}",
+				 frec_probe__kind_name(r->hits[i].kind),
+				 (unsigned long long)r->hits[i].hits);
 	}
 	frec_out__str(o, "],\"calls\":[");
 	for (i = 0; i < r->nfns; i++) {

@@ -80,6 +80,11 @@ int frec_export_chrome__run(const char *path, const struct frec_export_opts *o, 
 /* "12", "12.5", "0.000001" seconds -> ns, exactly (no floating point). */
 int frec_opt__parse_secs(const char *s, __u64 *ns);
 int frec_opt__parse_u32(const char *s, __u32 *v);
+struct frec_out;
+/* "uprobe", "uretprobe", "usdt" */
+const char *frec_probe__kind_name(__u32 kind);
+/* A probe's name as the user gave it, with " (kind)" unless the name says it. */
+void frec_probe__label(struct frec_out *o, const char *name, __u32 kind);
 /* prev_state as the kernel's sched_switch prints it: "R", "S", "D|K", "R+". */
 void frec_fmt__prev_state(__u64 state, char *buf, size_t len);
 

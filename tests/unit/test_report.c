@@ -230,8 +230,9 @@ static void test_time_range(void **state)
 		      "{\"tid\":301,\"pid\":300,\"comm\":\"gamma\",\"oncpu_ns\":1000,\"switches\":1,\"preempted\":1}]");
 	expect(c.out, "\"runqlat\":{\"count\":2,\"p50_ns\":4000,\"p99_ns\":8000,");
 	expect(c.out, "\"calls\":2,\"returns\":0,\"unfinished\":0,");
-	expect(c.out, "\"probes\":[{\"name\":\"uprobe:/bin/srv:work\",\"hits\":2},"
-		      "{\"name\":\"uretprobe:/bin/srv:work\",\"hits\":0},{\"name\":\"usdt:/bin/srv:app:tick\",\"hits\":0}]");
+	expect(c.out, "\"probes\":[{\"name\":\"uprobe:/bin/srv:work\",\"kind\":\"uprobe\",\"hits\":2},"
+		      "{\"name\":\"uretprobe:/bin/srv:work\",\"kind\":\"uretprobe\",\"hits\":0},"
+		      "{\"name\":\"usdt:/bin/srv:app:tick\",\"kind\":\"usdt\",\"hits\":0}]");
 	expect(c.out, "\"drops\":{\"total\":0,\"by_cpu\":[0,0],\"by_generation\":[]}");
 	captured_free(&c);
 
@@ -270,8 +271,9 @@ static void test_pid_tid(void **state)
 	expect(c.out, "\"runqlat\":{\"count\":1,\"p50_ns\":8000,\"p99_ns\":8000,\"max_ns\":8000,");
 	expect(c.out, "\"calls\":3,\"returns\":2,\"unfinished\":1,\"unmatched_returns\":0,\"hits\":0,"
 		      "\"latency\":{\"count\":2,\"p50_ns\":1000,\"p99_ns\":8000,\"max_ns\":8000,\"mean_ns\":4500,");
-	expect(c.out, "{\"name\":\"uprobe:/bin/srv:work\",\"hits\":3},{\"name\":\"uretprobe:/bin/srv:work\",\"hits\":2},"
-		      "{\"name\":\"usdt:/bin/srv:app:tick\",\"hits\":2}");
+	expect(c.out, "{\"name\":\"uprobe:/bin/srv:work\",\"kind\":\"uprobe\",\"hits\":3},"
+		      "{\"name\":\"uretprobe:/bin/srv:work\",\"kind\":\"uretprobe\",\"hits\":2},"
+		      "{\"name\":\"usdt:/bin/srv:app:tick\",\"kind\":\"usdt\",\"hits\":2}");
 	captured_free(&c);
 }
 
