@@ -69,6 +69,7 @@
 #define PT_THREADS		2
 #define PT_PROC_PID		1
 #define PT_PROC_CMDLINE		3
+#define PT_PROC_CMDLINE_IS_COMM	9
 #define PT_THR_TID		1
 #define PT_THR_NAME		2
 #define PT_THR_TGID		3
@@ -129,6 +130,7 @@ struct pexport {
 	__u32 ncpus;
 	struct frec_calls *calls;
 	struct frec_map tracks;		/* tid -> track uuid announced */
+	struct frec_map seen;		/* tgids in the current process tree */
 	bool seq_started;
 	__u64 events;
 	int err;
@@ -501,15 +503,32 @@ static void process_tree(struct pexport *x)
 	frec_pb__uint(p, TP_TIMESTAMP, gi->start_ts);
 	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
 	frec_pb__begin(p, TP_PROCESS_TREE);
+	frec_map__clear(&x->seen);
 	for (i = 0; i < gi->nprocesses; i++) {
 		const struct frec_process *pr = frec_gen__process_at(g, (__u32)i);
 
-		if (!pr)
+		if (!pr || !pr->cmdline || !pr->cmdline[0])
 			continue;
 		frec_pb__begin(p, PT_PROCESSES);
 		frec_pb__int(p, PT_PROC_PID, (__s32)pr->tgid);
-		if (pr->cmdline)
-			cmdline_args(p, pr->cmdline);
+		cmdline_args(p, pr->cmdline);
+		frec_pb__end(p);
+		if (!frec_map__put(&x->seen, pr->tgid, NULL))
+			x->err = -ENOMEM;
+	}
+	/* every other process of a thread: named after its main thread (or
+	 * the first of its threads), flagged as a comm, not a command line */
+	for (i = 0; i < n; i++) {
+		const struct frec_thread *t = frec_walk__thread_at(x->w, i), *lead;
+		bool created;
+
+		if (!t->tid || !t->tgid || !frec_map__put(&x->seen, t->tgid, &created) || !created)
+			continue;
+		lead = frec_walk__thread(x->w, t->tgid);
+		frec_pb__begin(p, PT_PROCESSES);
+		frec_pb__int(p, PT_PROC_PID, (__s32)t->tgid);
+		frec_pb__strn(p, PT_PROC_CMDLINE, lead ? lead->comm : t->comm, FREC_COMM_LEN);
+		frec_pb__uint(p, PT_PROC_CMDLINE_IS_COMM, 1);
 		frec_pb__end(p);
 	}
 	for (i = 0; i < n; i++) {
@@ -813,6 +832,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	memset(&x, 0, sizeof(x));
 	frec_pb__init(&x.pkt);
 	frec_map__init(&x.tracks);
+	frec_map__init(&x.seen);
 	x.w = frec_walk__open(path, &wo, err, &status);
 	if (!x.w)
 		return status;
@@ -848,6 +868,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	free(x.cpus);
 	frec_calls__free(x.calls);
 	frec_map__fini(&x.tracks);
+	frec_map__fini(&x.seen);
 	frec_pb__fini(&x.pkt);
 	return frec_walk__close(x.w);
 }
