@@ -124,7 +124,9 @@ void frec_report__usage(FILE *f)
 		"    function): log2 histogram, p50, p99, max;\n"
 		"  - records lost, per CPU and per generation.\n"
 		"Times are in ms (on-CPU) and us (latencies) with ns precision; percentiles\n"
-		"are the nearest-rank sample, rounded down by at most 0.8%%.\n"
+		"are the nearest-rank sample, rounded down by at most 0.8%%. Where records\n"
+		"were lost (or a generation is damaged) nothing is guessed: a CPU's time\n"
+		"counts again from its next switch, and waits that began before are dropped.\n"
 		"\n"
 		"  -j, --json       one JSON object instead of text (times in ns)\n"
 		"  -p, --pid PID    only threads of process PID\n"
@@ -455,6 +457,18 @@ static void on_exit_ev(struct report *r, const struct frec_event *ev)
 
 static void on_lost(struct report *r, const struct frec_event *ev)
 {
+	struct cpu_state *c = cpu_of(r, ev->cpu);
+
+	/* What happened on the CPU while records were lost is unknown: its
+	 * task counts until now and no longer; wakeups and who runs where may
+	 * be stale (a bogus wait is worse than a missing one). */
+	if (c && c->valid) {
+		if (c->tid_known)
+			add_oncpu(r, c->tid, c, c->since, ev->ts);
+		c->valid = false;
+	}
+	frec_map__clear(&r->pending);
+	frec_map__clear(&r->running);
 	if (!in_range(r, ev->ts))
 		return;
 	if (ev->cpu < FREC_MAX_CPUS && ev->cpu >= r->nlost_cpu) {
