@@ -120,6 +120,10 @@ struct bundle {
 	bool lost;		/* records were lost before this bundle's events */
 	bool used;
 	struct intern in;
+	/* tid -> intern index + 1: most events name a thread already interned
+	 * in the bundle, and this skips both the name lookup and the hashing.
+	 * An exec or rename changes a name: that tid is forgotten. */
+	struct frec_map by_tid;
 };
 
 struct pexport {
@@ -232,6 +236,7 @@ static void bundle_fini(struct bundle *b)
 		frec_pb__fini(pb);
 	free(b->in.keys);
 	free(b->in.slots);
+	frec_map__fini(&b->by_tid);
 }
 
 static int bundle_err(struct bundle *b)
@@ -331,6 +336,7 @@ static void flush_bundle(struct pexport *x, __u32 cpu)
 	for (k = 0; (pb = bundle_pbs(b, k)); k++)
 		frec_pb__reset(pb);
 	intern_reset(&b->in);
+	frec_map__clear(&b->by_tid);
 	b->nsw = b->nwk = b->nev = 0;
 	b->lost = false;
 }
@@ -348,19 +354,43 @@ static const char *comm_of(struct pexport *x, __u32 tid, __u32 cpu, char *buf)
 	return frec_walk__comm(x->w, tid, cpu, buf);
 }
 
+/* The intern index of a thread's current name in a CPU's bundle. */
+static long comm_index(struct pexport *x, struct bundle *b, __u32 tid, __u32 cpu)
+{
+	char buf[FREC_COMM_LEN + 8];
+	uint64_t *slot = frec_map__get(&b->by_tid, tid);
+	long idx;
+
+	if (slot)
+		return (long)*slot - 1;
+	idx = intern(&b->in, comm_of(x, tid, cpu, buf));
+	if (idx < 0 || !(slot = frec_map__put(&b->by_tid, tid, NULL))) {
+		x->err = -ENOMEM;
+		return -1;
+	}
+	*slot = (uint64_t)idx + 1;
+	return idx;
+}
+
+/* A thread's name changes: no bundle may use its old index for it again. */
+static void forget_comm(struct pexport *x, __u32 tid)
+{
+	__u32 cpu;
+
+	for (cpu = 0; cpu < x->ncpus; cpu++)
+		frec_map__del(&x->cpus[cpu].by_tid, tid);
+}
+
 static void add_switch(struct pexport *x, const struct frec_event *ev)
 {
 	struct bundle *b = bundle_of(x, ev->cpu);
-	char buf[FREC_COMM_LEN + 8];
 	long idx;
 
 	if (!b)
 		return;
-	idx = intern(&b->in, comm_of(x, ev->sw.next_pid, ev->cpu, buf));
-	if (idx < 0) {
-		x->err = -ENOMEM;
+	idx = comm_index(x, b, ev->sw.next_pid, ev->cpu);
+	if (idx < 0)
 		return;
-	}
 	/* first timestamp of the bundle absolute, then deltas */
 	frec_pb__varint(&b->sw_ts, b->nsw ? ev->ts - b->last_sw : ev->ts);
 	b->last_sw = ev->ts;
@@ -376,16 +406,14 @@ static void add_switch(struct pexport *x, const struct frec_event *ev)
 static void add_waking(struct pexport *x, const struct frec_event *ev)
 {
 	struct bundle *b = bundle_of(x, ev->cpu);
-	char buf[FREC_COMM_LEN + 8];
 	long idx;
 
 	if (!b)
 		return;
-	idx = intern(&b->in, comm_of(x, ev->wake.pid, ev->cpu, buf));
-	if (idx < 0) {
-		x->err = -ENOMEM;
+	/* the woken task's name is as on the waking CPU (pid 0 never wakes) */
+	idx = comm_index(x, b, ev->wake.pid, ev->cpu);
+	if (idx < 0)
 		return;
-	}
 	frec_pb__varint(&b->wk_ts, b->nwk ? ev->ts - b->last_wk : ev->ts);
 	b->last_wk = ev->ts;
 	frec_pb__varint(&b->wk_pid, (__u64)(__s64)(__s32)ev->wake.pid);
@@ -795,11 +823,21 @@ static int export_gen(struct pexport *x)
 			add_ftrace_event(x, ev);
 			thread_exit(x, ev);
 			break;
+		case FREC_EV_PROCESS_EXEC:
+			add_ftrace_event(x, ev);
+			forget_comm(x, ev->exec.pid);
+			break;
+		case FREC_EV_TASK_RENAME:
+			add_ftrace_event(x, ev);
+			forget_comm(x, ev->rename.pid);
+			break;
+		case FREC_EV_PROCESS_FORK:
+			add_ftrace_event(x, ev);
+			/* a child the table did not name takes its parent's name */
+			forget_comm(x, ev->fork.child_pid);
+			break;
 		case FREC_EV_SCHED_WAKEUP:
 		case FREC_EV_SCHED_WAKEUP_NEW:
-		case FREC_EV_PROCESS_FORK:
-		case FREC_EV_PROCESS_EXEC:
-		case FREC_EV_TASK_RENAME:
 		case FREC_EV_MIGRATE_TASK:
 			add_ftrace_event(x, ev);
 			break;

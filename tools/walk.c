@@ -388,35 +388,44 @@ static int sort_events(struct frec_walk *w)
 
 static int load_gen(struct frec_walk *w)
 {
-	struct frec_event ev;
 	int rc;
 
 	w->nevs = 0;
 	w->pos = 0;
 	arena_reset(w);
-	while ((rc = frec_gen__next_event(w->g, &ev)) > 0) {
-		if (w->nevs == w->cap) {
-			size_t ncap = w->cap ? w->cap * 2 : 4096;
-			struct frec_event *e = realloc(w->evs, ncap * sizeof(*e));
+	for (;;) {
+		struct frec_event *ev;
 
+		if (w->nevs == w->cap) {
+			/* the generation says how many; grow by doubling past that */
+			size_t ncap = w->cap ? w->cap * 2 : 4096;
+			struct frec_event *e;
+
+			if (!w->cap && w->gi->nevents > ncap && w->gi->nevents < (1u << 26))
+				ncap = (size_t)w->gi->nevents + 1;
+			e = realloc(w->evs, ncap * sizeof(*e));
 			if (!e)
 				return -ENOMEM;
 			w->evs = e;
 			w->cap = ncap;
 		}
+		ev = &w->evs[w->nevs];
+		rc = frec_gen__next_event(w->g, ev);
+		if (rc <= 0)
+			break;
 		/* strings point into the reader's generation: copy them */
-		switch (ev.type) {
+		switch (ev->type) {
 		case FREC_EV_PROCESS_EXEC:
-			ev.exec.filename = arena_strdup(w, ev.exec.filename, FREC_FILENAME_LEN);
-			ev.exec.comm = arena_strdup(w, ev.exec.comm, FREC_COMM_LEN);
+			ev->exec.filename = arena_strdup(w, ev->exec.filename, FREC_FILENAME_LEN);
+			ev->exec.comm = arena_strdup(w, ev->exec.comm, FREC_COMM_LEN);
 			break;
 		case FREC_EV_TASK_RENAME:
-			ev.rename.newcomm = arena_strdup(w, ev.rename.newcomm, FREC_COMM_LEN);
+			ev->rename.newcomm = arena_strdup(w, ev->rename.newcomm, FREC_COMM_LEN);
 			break;
 		default:
 			break;
 		}
-		w->evs[w->nevs++] = ev;
+		w->nevs++;
 	}
 	if (rc < 0)
 		damage(w, "has undecodable events; the events before them are kept", rc);
