@@ -336,6 +336,72 @@ static void test_every_cut(void **state)
 	free(b);
 }
 
+/* Random events of every kind with every field at its extremes (huge
+ * CPUs, prios, states, probe ids that name nothing, out-of-order times):
+ * every command reads them without a crash (ASan/UBSan watch) and dump
+ * prints each once. */
+static void test_random_streams(void **state)
+{
+	struct fixture *f = *state;
+	struct synth_rand s = { .x = 0x2545f4914f6cdd1dull, .ts = 1000000000, .ncpus = 8 };
+	struct frec_recorder_opts ro = {
+		.sz = sizeof(ro), .max_bytes = 64u << 20, .min_age_ns = 1000ull * 1000000000ull,
+		.chunk_bytes = 64 * 1024, .ncpus = 16, .max_threads = 4096, .max_processes = 1024,
+	};
+	static const struct frec_probe_info probes[] = {
+		{ .id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/r:f", .path = "/r", .func = "f", .build_id = "" },
+		{ .id = 2, .kind = FREC_PROBE_URETPROBE, .name = "uretprobe:/r:f", .path = "/r", .func = "f", .build_id = "" },
+		{ .id = 3, .kind = FREC_PROBE_USDT, .name = "usdt:/r:p:n", .path = "/r", .func = "p:n", .build_id = "" },
+		{ .id = 4, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/r:g+4", .path = "/r", .func = "g", .build_id = "", .offset = 4 },
+		{ .id = 5, .kind = FREC_PROBE_URETPROBE, .name = "uretprobe:/r:g", .path = "/r", .func = "g", .build_id = "" },
+	};
+	struct frec_recorder *rec = frec_recorder__new(&ro);
+	struct frec_report_opts ro2 = { .top = 0 };
+	struct frec_event ev;
+	char path[128], out[160];
+	struct captured c;
+	unsigned long long n = 0;
+	size_t i;
+
+	assert_non_null(rec);
+	synth_rand_threads(rec);
+	frec_recorder__set_probes(rec, probes, 5);
+	for (i = 0; i < 20000; i++) {
+		synth_rand_event(&s, &ev);
+		if (frec_recorder__push_event(rec, &ev) == 0)
+			n++;
+		if (i % 4000 == 3999)
+			frec_recorder__seal(rec, s.ts);
+	}
+	assert_int_equal(synth_write(rec, f->dir, "rand.frec", s.ts + 1), 0);
+	frec_recorder__free(rec);
+	snprintf(path, sizeof(path), "%s/rand.frec", f->dir);
+	snprintf(out, sizeof(out), "%s/rand.out", f->dir);
+
+	c = run_dump(path, false);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	assert_int_equal(count_lines(c.out), n);
+	captured_free(&c);
+	c = run_dump(path, true);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	assert_int_equal(count_lines(c.out), n);
+	captured_free(&c);
+	c = run_info(path, true);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	captured_free(&c);
+	c = run_report(path, &ro2);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	captured_free(&c);
+	ro2.json = true;
+	c = run_report(path, &ro2);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	captured_free(&c);
+	assert_int_equal(run_export(path, FREC_EXPORT_PERFETTO, false, out, &c), FREC_EXIT_OK);
+	captured_free(&c);
+	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, true, out, &c), FREC_EXIT_OK);
+	captured_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +415,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_crc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
