@@ -169,6 +169,8 @@ test-integration: all progs
 
 -include tests/fuzz/Makefile.inc
 -include bench/Makefile.inc
+-include bench/system.mk
+-include src/ops.mk
 -include man/Makefile.inc
 -include tests/vm/Makefile.inc
 
