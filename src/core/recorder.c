@@ -336,7 +336,8 @@ int frec_recorder__set_probes(struct frec_recorder *r, const struct frec_probe_i
 	size_t bytes = 0;
 	char *strs, *sp;
 
-	if (n > UINT32_MAX / 2 || (n && !probes))
+	/* probe_by_id holds 16-bit indexes. */
+	if (n > UINT16_MAX || (n && !probes))
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		bytes += str_size(probes[i].name) + str_size(probes[i].path) +

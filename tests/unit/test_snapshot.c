@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <cmocka.h>
@@ -178,6 +179,68 @@ static void test_known_snapshot(void **state)
 	assert_int_equal(frec_reader__next_gen(r, &g), 0);
 	assert_int_equal(frec_reader__damaged(r), 0);
 	frec_reader__free(r);
+	synth_rmdir(dir);
+}
+
+/* Every header field survives the file, and the clock offset is sane. */
+static void test_header_fields(void **state)
+{
+	struct frec_recorder *rec = synth_recorder(1);
+	struct frec_header hdr, *h = &hdr;
+	const struct frec_header *got;
+	struct frec_reader *r;
+	struct frec_pin *pin;
+	struct timespec bt;
+	char dir[64], path[128];
+	__s64 now_rt;
+	int dfd;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	frec_header__init(h);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	now_rt = (__s64)bt.tv_sec * (__s64)SEC + bt.tv_nsec + h->boottime_to_realtime_ns;
+	/* boottime + offset is realtime: within a second of created. */
+	assert_true(now_rt - (__s64)h->created_realtime_ns < (__s64)SEC);
+	assert_true(now_rt - (__s64)h->created_realtime_ns > -(__s64)SEC);
+	snprintf(h->reason, sizeof(h->reason), "socket: %s", "disk latency spike on sda");
+	h->config.min_age_ns = 10 * SEC;
+	h->config.max_bytes = 64 << 20;
+	h->config.period_ns = SEC;
+	h->config.ring_bytes = 16 << 20;
+	h->config.npids = 20;
+	for (unsigned i = 0; i < 16; i++)
+		h->config.pids[i] = 1000 + i;
+	h->config.flags = FREC_CFG_RAW_TP | FREC_CFG_WAKEUP;
+
+	synth_switch(rec, SEC, 0, 1, 1, "x", 0, 2, 2, "y");
+	frec_recorder__seal(rec, 2 * SEC);
+	pin = frec_recorder__pin(rec);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(frec_snapshot__write(dfd, "h.frec", h, pin), 0);
+	close(dfd);
+	frec_recorder__unpin(rec, pin);
+	snprintf(path, sizeof(path), "%s/h.frec", dir);
+	assert_int_equal(frec_reader__open(path, &r), 0);
+	got = frec_reader__header(r);
+	assert_int_equal(got->version, FREC_FORMAT_VERSION);
+	assert_int_equal(got->ncpus, h->ncpus);
+	assert_int_equal(got->boottime_to_realtime_ns, h->boottime_to_realtime_ns);
+	assert_int_equal(got->created_realtime_ns, h->created_realtime_ns);
+	assert_string_equal(got->hostname, h->hostname);
+	assert_string_equal(got->kernel_release, h->kernel_release);
+	assert_string_equal(got->boot_id, h->boot_id);
+	assert_string_equal(got->frec_version, h->frec_version);
+	assert_string_equal(got->reason, "socket: disk latency spike on sda");
+	assert_int_equal(got->config.min_age_ns, 10 * SEC);
+	assert_int_equal(got->config.max_bytes, 64 << 20);
+	assert_int_equal(got->config.period_ns, SEC);
+	assert_int_equal(got->config.ring_bytes, 16 << 20);
+	assert_int_equal(got->config.npids, 20);
+	assert_int_equal(got->config.pids[0], 1000);
+	assert_int_equal(got->config.pids[15], 1015);
+	assert_int_equal(got->config.flags, FREC_CFG_RAW_TP | FREC_CFG_WAKEUP);
+	frec_reader__free(r);
+	frec_recorder__free(rec);
 	synth_rmdir(dir);
 }
 
@@ -351,6 +414,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_snapshot),
+		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_never_overwrites),
 		cmocka_unit_test(test_write_while_recording),
 	};
