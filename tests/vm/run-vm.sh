@@ -13,8 +13,8 @@
 #    the unit tests), the smoke BPF loader and every shared library they
 #    need (ldd, dynamic loader included), at the same paths under /frec as in
 #    the checkout; tests/vm/init.sh is /init.
-# 3. qemu-system-x86_64 boots it (TCG unless the CPU shows vmx/svm and
-#    /dev/kvm is usable), the guest runs smoke.sh and then the suite once per
+# 3. qemu-system-x86_64 boots it (single-threaded TCG unless the CPU shows
+#    vmx/svm and /dev/kvm is usable), the guest runs smoke.sh and then the suite once per
 #    attach pass, streams the results over the serial console and powers off.
 #    Exit status: 0 only when the guest printed "frec-vm: result 0".
 #
@@ -66,6 +66,10 @@ newest_61_pkg() {
 		awk '{print $1}' | sort -V | tail -n 1
 }
 
+# Download into the cache as root without apt's sandbox user, which could
+# not write there.
+download() { ( cd "$VM/deb" && apt-get -q -o APT::Sandbox::User=root download "$1" ); }
+
 kpkg=${FREC_VM_KERNEL_PKG:-}
 if [ -z "$kpkg" ]; then
 	# A cached kernel wins, so that a second run downloads nothing.
@@ -85,9 +89,16 @@ if [ ! -s "$kdir/vmlinuz" ]; then
 	deb=$(ls "$VM/deb/${kpkg}_"*.deb 2>/dev/null | tail -n 1 || true)
 	if [ -z "$deb" ]; then
 		echo "test-vm: downloading $kpkg"
-		# Download as root without apt's sandbox user, which cannot write here.
-		( cd "$VM/deb" && apt-get -q -o APT::Sandbox::User=root download "$kpkg" ) ||
-			die "apt-get download $kpkg failed: run 'apt-get update' as root, or set FREC_VM_KERNEL_PKG"
+		if ! download "$kpkg"; then
+			# Stale apt lists can name a kernel the archive has dropped
+			# since: refresh them once and take the newest again.
+			[ -z "${FREC_VM_KERNEL_PKG:-}" ] && [ "$(id -u)" -eq 0 ] ||
+				die "apt-get download $kpkg failed: run 'apt-get update' as root, or set FREC_VM_KERNEL_PKG"
+			apt-get update -qq
+			kpkg=$(newest_61_pkg)
+			kdir=$VM/kernel/$kpkg
+			download "$kpkg" || die "apt-get download $kpkg failed after apt-get update: set FREC_VM_KERNEL_PKG"
+		fi
 		deb=$(ls "$VM/deb/${kpkg}_"*.deb | tail -n 1)
 	fi
 	rm -rf "$VM/unpack"
@@ -188,7 +199,14 @@ echo "test-vm: $kpkg (kernel $krel), accel $accel, initramfs $(($(wc -c < "$init
 if [ "$accel" = kvm ]; then
 	accel_args="-accel kvm -cpu host"
 else
-	accel_args="-accel tcg -cpu max"
+	# Single-threaded TCG on purpose. With one host thread per vCPU, a vCPU
+	# can keep running a stale translation of kernel text that the other has
+	# just patched through text_poke_bp (every BPF attach and detach flips
+	# tracepoint static keys): it re-executes the removed int3 forever with
+	# interrupts off while the patching vCPU waits for its IPI. Multi-threaded
+	# TCG hung that way within 40 attach cycles in each of 4 tries; one
+	# thread ran 1200 cycles without a hang, at about the same speed.
+	accel_args="-accel tcg,thread=single -cpu max"
 fi
 log=$VM/console.log
 rcfile=$VM/qemu.rc
