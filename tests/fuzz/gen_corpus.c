@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Writes the generated part of the fuzzing seed corpus: small snapshots made
+ * by the core library itself, so that every seed is a real .frec file that
+ * the reader accepts, and each one reaches a different corner of the format
+ * (deflated blocks, CPUs past the 4-bit tag, pid reuse, hostile strings,
+ * probe tables, empty files, damaged blocks).
+ *
+ *   make fuzz-corpus            rebuilds them into tests/fuzz/corpus/seeds/
+ *
+ * The outputs are committed; run this again only when the format changes.
+ * Everything is deterministic (fixed timestamps, xorshift streams) except the
+ * header's host fields, which are overwritten with fixed values.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <frec/recorder.h>
+#include <frec/snapshot.h>
+#include "synth.h"
+
+#define MAX_SEED_BYTES	(64 * 1024)
+
+static const char *outdir;
+static unsigned written;
+static unsigned seed_ncpus;	/* of the last recorder(), for the header */
+
+/* A recorder for the seeds: 4 KiB chunks, small tables. */
+static struct frec_recorder *recorder(unsigned ncpus, unsigned level)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o),
+		.min_age_ns = 60ull * 1000000000,
+		.max_bytes = 1 << 20,
+		.period_ns = 1000000000,
+		.chunk_bytes = 4096,
+		.ncpus = ncpus,
+		.max_threads = 4096,
+		.max_processes = 1024,
+		.compress_level = level,
+	};
+	struct frec_recorder *rec = frec_recorder__new(&o);
+
+	seed_ncpus = ncpus;
+	if (!rec) {
+		fprintf(stderr, "gen_corpus: recorder: %s\n", strerror(errno));
+		exit(1);
+	}
+	return rec;
+}
+
+/* Seal at now and write outdir/name with fixed host fields (the config of
+ * tmpl when given), then check the size (a seed must stay small to keep the
+ * fuzzers fast). */
+static void write_seed_as(struct frec_recorder *rec, const char *name, __u64 now,
+			  const struct frec_header *tmpl)
+{
+	struct frec_header hdr;
+	struct frec_pin *pin;
+	struct stat st;
+	char path[512];
+	int dfd, err;
+
+	frec_recorder__seal(rec, now);
+	frec_header__init(&hdr);
+	hdr.ncpus = seed_ncpus;
+	snprintf(hdr.hostname, sizeof(hdr.hostname), "fuzz-host");
+	snprintf(hdr.kernel_release, sizeof(hdr.kernel_release), "6.1.0-fuzz");
+	snprintf(hdr.boot_id, sizeof(hdr.boot_id), "00000000-0000-4000-8000-000000000000");
+	snprintf(hdr.reason, sizeof(hdr.reason), "seed %s", name);
+	hdr.boottime_to_realtime_ns = 1700000000000000000ll;
+	hdr.created_realtime_ns = 1700000000000000000ull + now;
+	hdr.config.min_age_ns = 10ull * 1000000000;
+	hdr.config.max_bytes = 64 << 20;
+	hdr.config.period_ns = 1000000000;
+	hdr.config.ring_bytes = 16 << 20;
+	if (tmpl) {
+		hdr.ncpus = tmpl->ncpus;
+		hdr.config = tmpl->config;
+		snprintf(hdr.reason, sizeof(hdr.reason), "%s", tmpl->reason);
+	}
+	pin = frec_recorder__pin(rec);
+	if (!pin) {
+		fprintf(stderr, "gen_corpus: %s: pin: %s\n", name, strerror(errno));
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/%s", outdir, name);
+	unlink(path);
+	dfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = dfd < 0 ? -errno : frec_snapshot__write(dfd, name, &hdr, pin);
+	if (dfd >= 0)
+		close(dfd);
+	frec_recorder__unpin(rec, pin);
+	if (err) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(-err));
+		exit(1);
+	}
+	if (stat(path, &st) || st.st_size > MAX_SEED_BYTES) {
+		fprintf(stderr, "gen_corpus: %s: %lld bytes, more than %d\n", path,
+			(long long)st.st_size, MAX_SEED_BYTES);
+		exit(1);
+	}
+	chmod(path, 0644);
+	written++;
+}
+
+static void write_seed(struct frec_recorder *rec, const char *name, __u64 now)
+{
+	write_seed_as(rec, name, now, NULL);
+}
+
+/* The events of the snapshot the unit tests know by heart (tests/unit/synth.h,
+ * synth_known_snapshot()), with this file's fixed header, stored and
+ * deflated. */
+static void seed_known(const char *name, unsigned level)
+{
+	static const struct frec_probe_info probes[] = {
+		{ .id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/bin/app:handle",
+		  .path = "/bin/app", .func = "handle", .build_id = "", .nargs = 2 },
+		{ .id = 2, .kind = FREC_PROBE_URETPROBE, .name = "uretprobe:/bin/app:handle",
+		  .path = "/bin/app", .func = "handle", .build_id = "" },
+	};
+	static const __u64 args[2] = { 7, 8 };
+	struct frec_recorder *rec = recorder(2, level);
+	__u64 t = 1000000000;
+
+	frec_recorder__set_probes(rec, probes, 2);
+	frec_recorder__set_cmdline(rec, 100, "app --serve");
+	frec_recorder__tick(rec, t);
+	synth_switch(rec, t + 0, 0, 0, 0, "swapper/0", 0, 101, 100, "worker");
+	synth_wake(rec, FREC_EV_SCHED_WAKING, t + 1000, 0, 101, 100, 102, 100, "helper", 1);
+	synth_switch(rec, t + 2000, 1, 0, 0, "swapper/1", 0, 102, 100, "helper");
+	synth_switch(rec, t + 3000, 0, 101, 100, "worker", 1, 0, 0, "swapper/0");
+	synth_probe(rec, FREC_EV_UPROBE, t + 4000, 1, 102, 100, 1, 2, args, 0);
+	synth_probe(rec, FREC_EV_URETPROBE, t + 5000, 1, 102, 100, 2, 0, NULL, -5);
+	synth_fork(rec, t + 6000, 1, 102, 100, "helper", 103, 103, "child");
+	synth_exec(rec, t + 7000, 1, 103, 103, "true", "/bin/true");
+	frec_recorder__seal(rec, t + 10000);
+	t = 1001000000;
+	synth_switch(rec, t + 0, 0, 0, 0, "swapper/0", 0, 103, 103, "true");
+	synth_rename(rec, t + 1000, 0, 103, 103, "true", "renamed");
+	synth_exit(rec, t + 2000, 0, 103, 103, "renamed");
+	frec_recorder__add_lost(rec, 1, 3, t + 3000);
+	write_seed(rec, name, t + 10000);
+	frec_recorder__free(rec);
+}
+
+/* Random events of every type over 40 threads, several generations. */
+static void seed_random(const char *name, __u64 seed, unsigned ncpus, unsigned level,
+			unsigned gens, unsigned per_gen)
+{
+	struct frec_recorder *rec = recorder(ncpus + 5, level);
+	struct synth_rand s = { .x = seed, .ts = 5000000000ull, .ncpus = ncpus };
+	struct frec_event ev;
+
+	synth_rand_threads(rec);
+	frec_recorder__tick(rec, s.ts);
+	for (unsigned g = 0; g < gens; g++) {
+		for (unsigned i = 0; i < per_gen; i++) {
+			synth_rand_event(&s, &ev);
+			frec_recorder__push_event(rec, &ev);
+		}
+		s.ts += 1000000;
+		frec_recorder__seal(rec, s.ts);
+	}
+	write_seed(rec, name, s.ts + 1000);
+	frec_recorder__free(rec);
+}
+
+/* A ping-pong between two threads on two CPUs, the shape of real scheduler
+ * traffic: switch, waking, switch back, with idle in between. */
+static void seed_pingpong(const char *name, unsigned level)
+{
+	struct frec_recorder *rec = recorder(2, level);
+	__u64 t = 2000000000;
+
+	frec_recorder__set_cmdline(rec, 500, "pingpong -n 100");
+	frec_recorder__tick(rec, t);
+	for (unsigned g = 0; g < 3; g++) {
+		for (unsigned i = 0; i < 40; i++, t += 5000) {
+			synth_wake(rec, FREC_EV_SCHED_WAKING, t, 0, 501, 500, 502, 500, "pong", 1);
+			synth_switch(rec, t + 1000, 0, 501, 500, "ping", 1, 0, 0, "swapper/0");
+			synth_switch(rec, t + 1500, 1, 0, 0, "swapper/1", 0, 502, 500, "pong");
+			synth_wake(rec, FREC_EV_SCHED_WAKING, t + 3000, 1, 502, 500, 501, 500, "ping", 0);
+			synth_switch(rec, t + 3500, 1, 502, 500, "pong", 1, 0, 0, "swapper/1");
+			synth_switch(rec, t + 4000, 0, 0, 0, "swapper/0", 0, 501, 500, "ping");
+		}
+		frec_recorder__seal(rec, t);
+		t += 100000;
+	}
+	write_seed(rec, name, t);
+	frec_recorder__free(rec);
+}
+
+/* Probe calls: nested uprobe/uretprobe pairs, an unpaired return, USDT hits,
+ * an id the table does not name, all six arguments. */
+static void seed_probes(void)
+{
+	static const struct frec_probe_info probes[] = {
+		{ .id = 1, .kind = FREC_PROBE_UPROBE, .name = "func:/usr/bin/app:handle",
+		  .path = "/usr/bin/app", .func = "handle", .build_id = "0123456789abcdef",
+		  .nargs = 6 },
+		{ .id = 2, .kind = FREC_PROBE_URETPROBE, .name = "func:/usr/bin/app:handle",
+		  .path = "/usr/bin/app", .func = "handle", .build_id = "0123456789abcdef" },
+		{ .id = 3, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/usr/lib/libx.so:parse+16",
+		  .path = "/usr/lib/libx.so", .func = "parse", .build_id = "", .offset = 16,
+		  .nargs = 1 },
+		{ .id = 4, .kind = FREC_PROBE_USDT, .name = "usdt:/usr/bin/app:app:tick",
+		  .path = "/usr/bin/app", .func = "app:tick", .build_id = "", .nargs = 2 },
+		{ .id = 5, .kind = FREC_PROBE_URETPROBE, .name = "uretprobe:/usr/bin/app:lonely",
+		  .path = "/usr/bin/app", .func = "lonely", .build_id = "" },
+	};
+	static const __u64 args[6] = { 1, 0xffffffffffffffffull, 3, 1ull << 40, 5, 6 };
+	struct frec_recorder *rec = recorder(2, 0);
+	__u64 t = 3000000000;
+
+	frec_recorder__set_probes(rec, probes, 5);
+	frec_recorder__set_cmdline(rec, 700, "app --threads 2");
+	frec_recorder__tick(rec, t);
+	synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 701, 700, "app");
+	synth_switch(rec, t + 10, 1, 0, 0, "swapper/1", 0, 702, 700, "app-worker");
+	for (unsigned i = 0; i < 20; i++) {
+		t += 10000;
+		synth_probe(rec, FREC_EV_UPROBE, t, 0, 701, 700, 1, 6, args, 0);
+		synth_probe(rec, FREC_EV_UPROBE, t + 100, 0, 701, 700, 1, 6, args, 0);
+		synth_probe(rec, FREC_EV_URETPROBE, t + 200 + i * 10, 0, 701, 700, 2, 0, NULL,
+			    (__s64)i - 10);
+		synth_probe(rec, FREC_EV_URETPROBE, t + 900, 0, 701, 700, 2, 0, NULL, 0);
+		synth_probe(rec, FREC_EV_UPROBE, t + 1000, 1, 702, 700, 3, 1, args, 0);
+		synth_probe(rec, FREC_EV_USDT, t + 1100, 1, 702, 700, 4, 2, args + 2, 0);
+		synth_probe(rec, FREC_EV_URETPROBE, t + 1200, 1, 702, 700, 5, 0, NULL, -1);
+		synth_probe(rec, FREC_EV_UPROBE, t + 1300, 1, 702, 700, 99, 0, NULL, 0);
+		if (i == 9)
+			frec_recorder__seal(rec, t + 5000);
+	}
+	synth_switch(rec, t + 20000, 0, 701, 700, "app", 1, 0, 0, "swapper/0");
+	write_seed(rec, "probes.frec", t + 30000);
+	frec_recorder__free(rec);
+}
+
+/* Strings a traced program controls: quotes, backslashes, control
+ * characters, an escape sequence, invalid and valid UTF-8, a file name of
+ * the maximum length. The tools must escape all of them. */
+static void seed_strings(void)
+{
+	static const char *const comms[] = {
+		"a\"b\\c", "tab\there", "nl\nx", "\x1b[31mred", "\xff\xfe\x80",
+		"caf\xc3\xa9", "\xe2\x82\xac euro", "\xf0\x9f\x98\x80", "\xc3", "del\x7f",
+		"sp ace", "", "%s%n%x", "</script>",
+	};
+	static const struct frec_probe_info probes[] = {
+		{ .id = 7, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/tmp/we\"ird\\:f\n",
+		  .path = "/tmp/we\"ird\\", .func = "f\n\x01", .build_id = "\xff", .nargs = 1 },
+	};
+	struct frec_recorder *rec = recorder(2, 0);
+	char longname[FREC_FILENAME_LEN];
+	__u64 t = 4000000000, one = 1;
+	unsigned n = sizeof(comms) / sizeof(comms[0]);
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[0] = '/';
+	longname[sizeof(longname) - 1] = '\0';
+	frec_recorder__set_probes(rec, probes, 1);
+	frec_recorder__set_cmdline(rec, 900, "sh -c \"echo \\\"hi\\\"\"\t\x01\xff");
+	frec_recorder__tick(rec, t);
+	for (unsigned i = 0; i < n; i++, t += 1000) {
+		synth_switch(rec, t, i & 1, 0, 0, "swapper", 0, 901 + i, 900, comms[i]);
+		synth_wake(rec, FREC_EV_SCHED_WAKING, t + 100, i & 1, 901 + i, 900, 901 + (i + 1) % n,
+			   900, comms[(i + 1) % n], (i + 1) & 1);
+		synth_rename(rec, t + 200, i & 1, 901 + i, 900, comms[i], comms[(i + 3) % n]);
+		synth_switch(rec, t + 300, i & 1, 901 + i, 900, comms[(i + 3) % n], 2, 0, 0, "swapper");
+	}
+	synth_probe(rec, FREC_EV_UPROBE, t, 0, 901, 900, 7, 1, &one, 0);
+	synth_exec(rec, t + 100, 0, 902, 902, "\x1b]0;title\x07", longname);
+	synth_exec(rec, t + 200, 1, 903, 903, "ok", "/bin/\xff\"\\\n");
+	write_seed(rec, "strings.frec", t + 1000);
+	frec_recorder__free(rec);
+}
+
+/* CPUs past the 4-bit CPU field of the event tag, drops on many CPUs, a
+ * migration across them, lost records with and without a thread. */
+static void seed_cpus(void)
+{
+	struct frec_recorder *rec = recorder(40, 0);
+	__u64 t = 6000000000;
+
+	frec_recorder__tick(rec, t);
+	for (unsigned c = 0; c < 40; c++, t += 1000) {
+		synth_switch(rec, t, c, 0, 0, "swapper", 0, 1100 + c, 1100, "spread");
+		synth_migrate(rec, t + 100, c, 1100 + c, 1100, 1100 + c, 1100, "spread", c,
+			      (c + 17) % 40);
+		synth_switch(rec, t + 500, c, 1100 + c, 1100, "spread", 0, 0, 0, "swapper");
+		if (c % 3 == 0)
+			frec_recorder__add_lost(rec, c, c + 1, t + 600);
+	}
+	frec_recorder__seal(rec, t);
+	t += 1000000;
+	synth_switch(rec, t, 39, 0, 0, "swapper", 0, 1100, 1100, "spread");
+	frec_recorder__add_lost(rec, 20, 1000000, t + 10);
+	write_seed(rec, "cpus.frec", t + 1000);
+	frec_recorder__free(rec);
+}
+
+/* One tid named twice in a generation (a pid reused after exit), forks,
+ * execs and exits across generations. */
+static void seed_lifecycle(void)
+{
+	struct frec_recorder *rec = recorder(2, 0);
+	__u64 t = 7000000000;
+
+	frec_recorder__set_cmdline(rec, 1200, "make -j2");
+	frec_recorder__tick(rec, t);
+	for (unsigned g = 0; g < 3; g++) {
+		for (unsigned i = 0; i < 6; i++, t += 10000) {
+			__u32 child = 1300 + i;
+
+			synth_fork(rec, t, 0, 1200, 1200, "make", child, child, "make");
+			synth_wake(rec, FREC_EV_SCHED_WAKEUP_NEW, t + 100, 0, 1200, 1200, child, child,
+				   "make", 1);
+			synth_switch(rec, t + 200, 1, 0, 0, "swapper/1", 0, child, child, "make");
+			synth_exec(rec, t + 300, 1, child, child, i & 1 ? "cc1" : "as",
+				   i & 1 ? "/usr/lib/gcc/cc1" : "/usr/bin/as");
+			synth_exit(rec, t + 5000, 1, child, child, i & 1 ? "cc1" : "as");
+			synth_switch(rec, t + 5100, 1, child, child, i & 1 ? "cc1" : "as", 0x80, 0, 0,
+				     "swapper/1");
+		}
+		/* the same pid again, under another name, in the same generation */
+		synth_switch(rec, t, 1, 0, 0, "swapper/1", 0, 1300, 1300, "reused");
+		synth_switch(rec, t + 100, 1, 1300, 1300, "reused", 0x402, 0, 0, "swapper/1");
+		frec_recorder__seal(rec, t + 1000);
+		t += 100000;
+	}
+	write_seed(rec, "lifecycle.frec", t);
+	frec_recorder__free(rec);
+}
+
+/* A snapshot with no generation at all: header only. */
+static void seed_empty(void)
+{
+	struct frec_recorder *rec = recorder(1, 0);
+
+	write_seed(rec, "empty.frec", 1000);
+	frec_recorder__free(rec);
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(MAX_SEED_BYTES + 1);
+
+	if (!f || !buf) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	*len = fread(buf, 1, MAX_SEED_BYTES + 1, f);
+	fclose(f);
+	return buf;
+}
+
+static void write_bytes(const char *name, const void *p, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", outdir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	written++;
+}
+
+/* Damaged copies of a good file: cut inside its last block, and one byte of
+ * its first block's payload flipped (the reader must resynchronise and
+ * still read the rest). */
+static void seed_damaged(void)
+{
+	char path[512];
+	size_t len;
+	unsigned char *b;
+	unsigned char *m;
+
+	snprintf(path, sizeof(path), "%s/pingpong.frec", outdir);
+	b = read_file(path, &len);
+	write_bytes("damaged-truncated.frec", b, len - 7);
+	m = memmem(b + 16, len - 16, "\xf7" "FRGEN\r\n", 8);
+	if (!m || m + 40 > b + len) {
+		fprintf(stderr, "gen_corpus: no block in %s\n", path);
+		exit(1);
+	}
+	m[32 + 4] ^= 0x40;
+	write_bytes("damaged-crc.frec", b, len);
+	free(b);
+}
+
+/* --- real recordings --------------------------------------------------------
+ * A snapshot recorded by frecd names every task its events mention, with
+ * command lines and exec'd file names from the machine it ran on. To commit
+ * one as a seed, its generations are re-recorded through the core library
+ * (the same writer frecd uses) with those strings neutralised: command lines
+ * become the process's comm, comms other than the kernel's threads and a
+ * few common tools become "task", file names outside /usr and /bin become
+ * /usr/bin/COMM, probed binaries /usr/bin/BASENAME, host fields are
+ * replaced. Event order, timestamps, CPUs,
+ * tids, states and drops stay as recorded. At most max_events events are
+ * kept, whole generations first.
+ */
+static const char *neutral_comm(const char *c)
+{
+	static const char *const keep[] = {
+		"swapper", "kworker", "ksoftirqd", "rcu_", "migration", "kcompactd", "cpuhp",
+		"idle_inject", "sh", "bash", "dash", "sleep", "frecd", "perf", "sched-", "cat",
+		"true", "pingpong", "forkexec", "probe_target",
+	};
+
+	if (!c || !*c)
+		return c;
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (!strncmp(c, keep[i], strlen(keep[i])))
+			return c;
+	return "task";
+}
+
+static const char *neutral_file(const char *f, const char *comm, char *buf, size_t len)
+{
+	if (!strncmp(f, "/usr/", 5) || !strncmp(f, "/bin/", 5) || !strncmp(f, "/sbin/", 6))
+		return f;
+	snprintf(buf, len, "/usr/bin/%s", comm && *comm ? comm : "prog");
+	return buf;
+}
+
+/* The generation's probe table with each binary moved to /usr/bin. */
+static void import_probes(struct frec_recorder *rec, struct frec_gen *g, __u32 n)
+{
+	static char names[64][256], paths[64][256];
+	struct frec_probe_info probes[64];
+
+	if (n > 64)
+		n = 64;
+	for (__u32 i = 0; i < n; i++) {
+		const struct frec_probe_info *p = frec_gen__probe_at(g, i);
+		const char *base = strrchr(p->path, '/');
+		int kind = (int)strcspn(p->name, ":");	/* "func", "uprobe", ... */
+
+		probes[i] = *p;
+		snprintf(paths[i], sizeof(paths[i]), "/usr/bin/%.100s", base ? base + 1 : p->path);
+		snprintf(names[i], sizeof(names[i]), "%.*s:%.100s:%.100s", kind < 16 ? kind : 16,
+			 p->name, paths[i], p->func);
+		probes[i].path = paths[i];
+		probes[i].name = names[i];
+		probes[i].build_id = "";
+	}
+	frec_recorder__set_probes(rec, probes, n);
+}
+
+static void import_real(const char *in, const char *name, __u64 max_events)
+{
+	struct frec_recorder *rec = NULL;
+	struct frec_reader *r;
+	struct frec_header tmpl;
+	struct frec_gen *g;
+	__u64 kept = 0, last = 0;
+	int rc;
+
+	rc = frec_reader__open(in, &r);
+	if (rc) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", in, frec_strerror(rc));
+		exit(1);
+	}
+	tmpl = *frec_reader__header(r);
+	rec = recorder(tmpl.ncpus ? tmpl.ncpus : 1, 0);
+	while ((rc = frec_reader__next_gen(r, &g)) != 0 && kept < max_events) {
+		const struct frec_gen_info *gi;
+		struct frec_event ev;
+		char file[FREC_FILENAME_LEN];
+
+		if (rc < 0)
+			continue;
+		gi = frec_gen__info(g);
+		for (__u32 i = 0; i < gi->nthreads; i++) {
+			const struct frec_thread *t = frec_gen__thread_at(g, i);
+
+			frec_recorder__set_thread(rec, t->tid, t->tgid, neutral_comm(t->comm));
+		}
+		for (__u32 i = 0; i < gi->nprocesses; i++) {
+			const struct frec_process *p = frec_gen__process_at(g, i);
+			const struct frec_thread *t = frec_gen__thread(g, p->tgid);
+
+			frec_recorder__set_cmdline(rec, p->tgid, t ? neutral_comm(t->comm) : "");
+		}
+		import_probes(rec, g, gi->nprobes);
+		if (!last)
+			frec_recorder__tick(rec, gi->start_ts);
+		while (kept < max_events && frec_gen__next_event(g, &ev) > 0) {
+			if (ev.type == FREC_EV_PROCESS_EXEC) {
+				ev.exec.comm = neutral_comm(ev.exec.comm);
+				ev.exec.filename = neutral_file(ev.exec.filename, ev.exec.comm, file,
+								sizeof(file));
+			}
+			if (ev.type == FREC_EV_TASK_RENAME)
+				ev.rename.newcomm = neutral_comm(ev.rename.newcomm);
+			frec_recorder__push_event(rec, &ev);
+			last = ev.ts;
+			kept++;
+		}
+		frec_recorder__seal(rec, kept < max_events ? gi->end_ts : last + 1);
+	}
+	frec_reader__free(r);
+	snprintf(tmpl.reason, sizeof(tmpl.reason), "SIGUSR1");
+	write_seed_as(rec, name, last + 1, &tmpl);
+	frec_recorder__free(rec);
+	printf("gen_corpus: %s: %llu events of %s\n", name, (unsigned long long)kept, in);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "--import")) {
+		/* gen_corpus --import FRECD_SNAPSHOT DIR/NAME MAX_EVENTS */
+		char *slash = strrchr(argv[3], '/');
+
+		if (!slash) {
+			fprintf(stderr, "usage: gen_corpus --import IN DIR/NAME MAX_EVENTS\n");
+			return 2;
+		}
+		*slash = '\0';
+		outdir = argv[3];
+		import_real(argv[2], slash + 1, strtoull(argv[4], NULL, 10));
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_corpus DIR | --import IN DIR/NAME MAX_EVENTS\n");
+		return 2;
+	}
+	outdir = argv[1];
+	if (mkdir(outdir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", outdir, strerror(errno));
+		return 1;
+	}
+	seed_known("known.frec", 0);
+	seed_known("known-deflate.frec", 6);
+	seed_random("random-1.frec", 0x9e3779b97f4a7c15ull, 4, 0, 3, 120);
+	seed_random("random-2.frec", 0x2545f4914f6cdd1dull, 16, 0, 2, 200);
+	seed_random("random-deflate.frec", 0x1234567887654321ull, 4, 6, 3, 150);
+	seed_pingpong("pingpong.frec", 0);
+	seed_pingpong("pingpong-deflate.frec", 1);
+	seed_probes();
+	seed_strings();
+	seed_cpus();
+	seed_lifecycle();
+	seed_empty();
+	seed_damaged();
+	printf("gen_corpus: %u seeds in %s\n", written, outdir);
+	return 0;
+}
