@@ -5,7 +5,7 @@ set -eu
 
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 libcmocka-dev pkg-config systemtap-sdt-dev protobuf-compiler mandoc
-python3 libclang-rt-14-dev"
+python3 libclang-rt-14-dev valgrind"
 [ "${FREC_DEPS_EXTRA:-}" ] && PKGS="$PKGS $FREC_DEPS_EXTRA"
 
 missing=""
