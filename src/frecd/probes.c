@@ -132,21 +132,24 @@ static int resolve_path(const char *spec, const struct probe_spec *ps, struct re
 static int open_elf(const char *spec, const struct resolved *r, struct elf_file **out,
 		    char *err, size_t errlen)
 {
+	int e;
+
 	*out = elf_file__open(r->path);
 	if (*out)
 		return 0;
-	if (errno == ENOEXEC)
+	e = errno ? errno : EINVAL;
+	if (e == ENOEXEC)
 		snprintf(err, errlen,
 			 "probe '%s': %s is not an ELF file: give the executable or shared library "
 			 "itself, not a script, a linker script or a directory", spec, r->path);
-	else if (errno == EINVAL)
+	else if (e == EINVAL)
 		snprintf(err, errlen,
 			 "probe '%s': %s is an ELF file but not an executable or shared library "
 			 "(an object or core file?): give the linked program or library", spec, r->path);
 	else
 		snprintf(err, errlen, "probe '%s': cannot open %s: %s: check its permissions",
-			 spec, r->path, strerror(errno));
-	return -(errno ? errno : EINVAL);
+			 spec, r->path, strerror(e));
+	return -e;
 }
 
 static int resolve_func(const char *spec, const struct probe_spec *ps, const struct elf_file *ef,
@@ -174,7 +177,8 @@ static int resolve_func(const char *spec, const struct probe_spec *ps, const str
 			else
 				snprintf(err, errlen,
 					 "probe '%s': no symbol '%s' in %s, which is stripped (dynamic "
-					 "symbols only): use +OFFSET or a build with symbols",
+					 "symbols only): use +OFFSET or a build with symbols (+OFFSET: "
+					 "its address from a build with symbols, uprobe:PATH:+0x...)",
 					 spec, ps->func, r->path);
 			return -ENOENT;
 		case ELF_FUNC_NOT_FUNC:

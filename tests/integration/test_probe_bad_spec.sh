@@ -42,7 +42,7 @@ bad "uprobe:$WORK/script.sh:main" "$WORK/script.sh is not an ELF file: give the 
 
 # the symbol
 bad "uprobe:$TARGET:no_such_function" "no function 'no_such_function' in $T (not stripped): check the name with nm*"
-bad "func:$STRIPPED:frec_target_fp" "no symbol 'frec_target_fp' in $S, which is stripped (dynamic symbols only): use +OFFSET or a build with symbols"
+bad "func:$STRIPPED:frec_target_fp" "no symbol 'frec_target_fp' in $S, which is stripped (dynamic symbols only): use +OFFSET or a build with symbols (+OFFSET: *)"
 bad "uprobe:$TARGET:frec_target_fp+4096" "+4096 is beyond the end of 'frec_target_fp' (* bytes): use an offset below *"
 bad "uprobe:$TARGET:frec_lib_mul" "'frec_lib_mul' is only imported by $T, not defined there: probe the library that defines it*"
 bad "uprobe:$TARGET:n_calls" "'n_calls' in $T is data, not a function: probe a function"
