@@ -1,0 +1,658 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""frec system benchmark: frecd on the real kernel, against perf, in one run.
+
+Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
+.output/frecd, .output/frec and .output/bench/probe_loop.
+
+  1. Overhead: `perf bench sched pipe` in paired rounds A B C D A B C D ...
+     A no tracer, B frecd at its defaults, C perf record of sched_switch and
+     sched_waking, D the same in perf's flight-recorder mode (--overwrite
+     --switch-output=signal). Each slowdown is the median over rounds of the
+     round's time divided by the same round's A time.
+  2. Daemon CPU per event: frecd's user+system time from ready to exit over
+     the events it recorded, summed over the B rounds.
+  3. Drops during the B rounds (frecd's exit summary).
+  4. Snapshot: frecd --max-size 64M with a window long enough to be bounded
+     by bytes, filled by the same workload, then SIGUSR1: the time until the
+     renamed file appears (polled every 1 ms) and frecd's own figure; drops
+     and the largest gap between events around the write, read from a second
+     snapshot; bytes per event on disk, in memory, and perf.data's.
+  5. Memory: frecd's VmHWM against window bytes + ring bytes.
+  6. Probes: ns per call of a function (and a USDT site) with nothing
+     attached, a uprobe, a uprobe + uretprobe, the USDT probe; cost per hit.
+  7. The core replay benchmark's figures (bench-core.json), as core_*.
+
+Every figure is printed in a table and written to OUTPUT/bench.json.
+"""
+import argparse
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MIB = 1 << 20
+
+# The targets of DESIGN.md section 5: key -> (limit, "<=" or ">=").
+TARGETS = {
+    "slowdown_frecd": (1.05, "<="),
+    "frecd_added_cost_fraction": (0.20, "<="),
+    "daemon_ns_per_event": (60, "<="),
+    "drops": (0, "<="),
+    "snapshot_ms": (100, "<="),
+    "snapshot_lost": (0, "<="),
+    "bytes_per_event_disk": (6, "<="),
+    "bytes_per_event_mem": (12, "<="),
+    "rss_over_budget_mib": (16, "<="),
+    "core_events_per_sec": (20e6, ">="),
+}
+
+
+def die(msg):
+    print("bench: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def boottime_ns():
+    return time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+
+
+def proc_status(pid):
+    """VmHWM, VmRSS, RssAnon, RssFile of pid, in bytes (missing ones 0)."""
+    out = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
+                    out[k] = int(v.split()[0]) * 1024
+    except OSError:
+        pass
+    return out
+
+
+def proc_cpu_ns(pid):
+    """On-CPU time of every live thread of pid (schedstat, ns precision)."""
+    total = 0
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return total
+
+
+def wait_for_line(path, regex, proc, timeout, what):
+    """Wait until a line of the file at path matches regex; return the match."""
+    pat = re.compile(regex)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open(path) as f:
+                for line in f:
+                    m = pat.search(line)
+                    if m:
+                        return m
+        except OSError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            die("%s: the process exited (%s) before '%s'; its log: %s"
+                % (what, proc.returncode, regex, path))
+        if time.monotonic() > deadline:
+            die("%s: '%s' not seen in %s after %d s" % (what, regex, path, timeout))
+        time.sleep(0.002)
+
+
+class Frecd:
+    """One frecd process, its log, its CPU time and its exit summary."""
+
+    def __init__(self, bin_path, args, log_path):
+        self.log_path = log_path
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen([bin_path] + args, stdout=self.log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        wait_for_line(log_path, r"ready: pid", self.proc, 30, "frecd")
+        self.cpu_at_ready_ns = proc_cpu_ns(self.proc.pid)
+        self.status = {}
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def sample_memory(self):
+        self.status = proc_status(self.pid)
+        return self.status
+
+    def stop(self):
+        """SIGTERM; returns (cpu ns since ready, events, lost)."""
+        self.sample_memory()
+        self.proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while True:
+            pid, st, ru = os.wait4(self.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                self.proc.kill()
+                die("frecd did not exit within 60 s of SIGTERM; log: " + self.log_path)
+            time.sleep(0.005)
+        self.proc.returncode = os.waitstatus_to_exitcode(st)
+        self.log.close()
+        if self.proc.returncode != 0:
+            die("frecd exited %d; log: %s" % (self.proc.returncode, self.log_path))
+        cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9) - self.cpu_at_ready_ns
+        m = wait_for_line(self.log_path, r"recorded (\d+) events, (\d+) lost", None, 5,
+                          "frecd summary")
+        return max(cpu_ns, 0), int(m.group(1)), int(m.group(2))
+
+
+class Perf:
+    """perf record started with its events disabled and enabled through its
+    control fifo, so that the workload starts only once perf records."""
+
+    def __init__(self, extra, workdir, tag):
+        self.dir = os.path.join(workdir, tag)
+        os.makedirs(self.dir, exist_ok=True)
+        ctl = os.path.join(self.dir, "ctl")
+        ack = os.path.join(self.dir, "ack")
+        for p in (ctl, ack):
+            os.mkfifo(p)
+        self.log_path = os.path.join(self.dir, "perf.log")
+        self.log = open(self.log_path, "w")
+        self.data = os.path.join(self.dir, "perf.data")
+        cmd = ["perf", "record", "-e", "sched:sched_switch", "-e", "sched:sched_waking",
+               "-a", "-o", self.data, "-D", "-1", "--control", "fifo:%s,%s" % (ctl, ack)] + extra
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        ackfd = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
+        deadline = time.monotonic() + 30
+        while True:  # ENXIO until perf has opened its end
+            try:
+                ctlfd = os.open(ctl, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    die("perf record did not start; its log: " + self.log_path)
+                time.sleep(0.005)
+        os.write(ctlfd, b"enable\n")
+        r, _, _ = select.select([ackfd], [], [], 30)
+        if not r:
+            die("perf record did not acknowledge 'enable'; its log: " + self.log_path)
+        os.close(ctlfd)
+        os.close(ackfd)
+
+    def stop(self):
+        """SIGINT; returns (bytes written, samples) of every perf.data* file."""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            die("perf record did not stop; its log: " + self.log_path)
+        self.log.close()
+        size = sum(os.path.getsize(os.path.join(self.dir, f))
+                   for f in os.listdir(self.dir) if f.startswith("perf.data"))
+        with open(self.log_path) as f:
+            text = f.read()
+        samples = sum(int(n) for n in re.findall(r"\((\d+) samples\)", text))
+        lost = sum(int(n) for n in re.findall(r"lost (\d+) chunks", text))
+        shutil.rmtree(self.dir)
+        return size, samples, lost
+
+
+def run_pipe(loops):
+    """One `perf bench sched pipe`; returns its total time in seconds."""
+    out = subprocess.run(["perf", "bench", "sched", "pipe", "-l", str(loops)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = re.search(r"Total time:\s*([\d.]+)", out.stdout)
+    if out.returncode != 0 or not m:
+        die("perf bench sched pipe failed: " + out.stdout.strip()[-300:])
+    return float(m.group(1))
+
+
+def bench_overhead(a, res):
+    """Sections 1-3: paired rounds, no tracer / frecd / perf record / perf overwrite."""
+    cfgs = ["none", "frecd", "perf_record", "perf_overwrite"]
+    times = {c: [] for c in cfgs}
+    cpu_ns = events = lost = 0
+    hwm = 0
+    perf_bpe = []
+    perf_lost = 0
+    say("overhead: %d rounds of `perf bench sched pipe -l %d`, order %s"
+        % (a.rounds, a.loops, " ".join(cfgs)))
+    for rnd in range(a.rounds):
+        line = []
+        for c in cfgs:
+            tracer = None
+            if c == "frecd":
+                tracer = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-overhead")],
+                               os.path.join(a.work, "frecd-overhead-%d.log" % rnd))
+            elif c == "perf_record":
+                tracer = Perf([], a.work, "perf-%d" % rnd)
+            elif c == "perf_overwrite":
+                tracer = Perf(["--overwrite", "--switch-output=signal"], a.work, "perfow-%d" % rnd)
+            time.sleep(a.settle)
+            t = run_pipe(a.loops)
+            times[c].append(t)
+            if c == "frecd":
+                ns, ev, lo = tracer.stop()
+                hwm = max(hwm, tracer.status.get("VmHWM", 0))
+                cpu_ns += ns
+                events += ev
+                lost += lo
+            elif tracer is not None:
+                size, samples, plost = tracer.stop()
+                perf_lost += plost
+                if c == "perf_record" and samples:
+                    perf_bpe.append(size / samples)
+            line.append("%s %.3f s" % (c, t))
+        say("  round %d: %s" % (rnd + 1, ", ".join(line)))
+
+    def slowdown(c):
+        return median([t / b for t, b in zip(times[c], times["none"])])
+
+    res["rounds"] = a.rounds
+    res["pipe_loops"] = a.loops
+    res["baseline_s"] = round(median(times["none"]), 4)
+    for c in cfgs[1:]:
+        res["slowdown_" + c] = round(slowdown(c), 4)
+        res[c + "_s"] = round(median(times[c]), 4)
+    sp = res["slowdown_perf_record"] - 1
+    res["frecd_added_cost_fraction"] = round((res["slowdown_frecd"] - 1) / sp, 3) if sp > 0 else None
+    res["daemon_cpu_s"] = round(cpu_ns / 1e9, 3)
+    res["daemon_events"] = events
+    res["daemon_ns_per_event"] = round(cpu_ns / events, 1) if events else None
+    res["frecd_events_per_sec"] = round(events / sum(times["frecd"])) if events else None
+    res["drops"] = lost
+    res["perf_data_bytes_per_event"] = round(median(perf_bpe), 1) if perf_bpe else None
+    res["perf_lost_chunks"] = perf_lost
+    res["overhead_rss_peak_mib"] = round(hwm / MIB, 1)
+
+
+def snapshot_files(d):
+    try:
+        return sorted(f for f in os.listdir(d) if f.endswith(".frec") and not f.startswith("."))
+    except OSError:
+        return []
+
+
+def take_snapshot(fd, snapdir, nlog):
+    """SIGUSR1, then poll snapdir every 1 ms for the renamed file. Returns
+    (path, external ms, frecd's ms, frecd's bytes, boottime at signal,
+    boottime when the file appeared)."""
+    before = set(snapshot_files(snapdir))
+    b0 = boottime_ns()
+    t0 = time.monotonic_ns()
+    os.kill(fd.pid, signal.SIGUSR1)
+    deadline = t0 + 60 * 10**9
+    while True:
+        new = set(snapshot_files(snapdir)) - before
+        if new:
+            t1 = time.monotonic_ns()
+            break
+        if time.monotonic_ns() > deadline:
+            die("no snapshot file 60 s after SIGUSR1; log: " + fd.log_path)
+        time.sleep(0.001)
+    b1 = boottime_ns()
+    # frecd's own line: "snapshot DIR/NAME: E events, L lost, B bytes, X ms"
+    pat = r"snapshot \S+: (\d+) events, (\d+) lost, (\d+) bytes, ([\d.]+) ms"
+    deadline = time.monotonic() + 30
+    while True:
+        with open(fd.log_path) as f:
+            found = re.findall(pat, f.read())
+        if len(found) >= nlog:
+            break
+        if time.monotonic() > deadline:
+            die("frecd logged no snapshot line; log: " + fd.log_path)
+        time.sleep(0.002)
+    ev, lo, nbytes, ms = found[nlog - 1]
+    return (os.path.join(snapdir, new.pop()), (t1 - t0) / 1e6, float(ms), int(nbytes), b0, b1)
+
+
+def frec_info(frec, path):
+    out = subprocess.run([frec, "info", "--json", path], stdout=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        die("frec info %s failed (exit %d)" % (path, out.returncode))
+    return json.loads(out.stdout)
+
+
+def gaps_and_lost(frec, path, before, during):
+    """From `frec dump`: for two boottime intervals (lo, hi) in ns, the
+    events, the largest gap between consecutive events (all CPUs) and the
+    records lost. The first interval is the steady workload's own baseline."""
+    awk = r"""
+    { split($1, t, "."); ts = t[1] * 1e9 + t[2] }
+    ts < lo0 { next }
+    ts > hi1 { exit }
+    { k = ts <= hi0 ? 0 : (ts >= lo1 ? 1 : -1) }
+    k < 0 { next }
+    { n[k]++; if (n[k] > 1 && ts - prev[k] > gap[k]) gap[k] = ts - prev[k]; prev[k] = ts }
+    $3 == "lost" { for (i = 4; i <= NF; i++) if ($i ~ /^count=/) { sub(/count=/, "", $i); lost[k] += $i } }
+    END { for (k = 0; k < 2; k++) printf "%d %d %d\n", n[k], gap[k], lost[k] }
+    """
+    dump = subprocess.Popen([frec, "dump", path], stdout=subprocess.PIPE)
+    out = subprocess.run(["awk", "-v", "lo0=%d" % before[0], "-v", "hi0=%d" % before[1],
+                          "-v", "lo1=%d" % during[0], "-v", "hi1=%d" % during[1], awk],
+                         stdin=dump.stdout, stdout=subprocess.PIPE, text=True)
+    dump.stdout.close()
+    dump.kill()
+    dump.wait()
+    return [tuple(int(x) for x in line.split()) for line in out.stdout.splitlines()]
+
+
+def sched_events(info):
+    return sum(v for k, v in info["events_by_type"].items() if k.startswith("sched_"))
+
+
+def bench_snapshot(a, res):
+    """Sections 4-5: a 64 MiB window filled by real recording, then snapshots."""
+    snapdir = os.path.join(a.work, "snap-full")
+    max_bytes = 64 * MIB
+    ring = 16 * MIB
+    fd = Frecd(a.frecd, ["-o", snapdir, "--max-size", "64M", "--window", "3600",
+                         "--ring-size", "16M"], os.path.join(a.work, "frecd-snapshot.log"))
+    anon0 = proc_status(fd.pid).get("RssAnon", 0)
+    say("snapshot: filling a 64 MiB window (at most %.0f s)" % a.max_fill)
+    work = subprocess.Popen(["perf", "bench", "sched", "pipe", "-l", "2000000000"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        # The pool is touched lazily and chunks are reused, so frecd's
+        # anonymous memory grows until the window holds max_bytes; one more
+        # period after that, older generations are being evicted.
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < a.max_fill:
+            if proc_status(fd.pid).get("RssAnon", 0) - anon0 >= max_bytes:
+                time.sleep(1.5)
+                break
+            time.sleep(0.25)
+        res["snapshot_fill_s"] = round(time.monotonic() - t0, 1)
+        anon1 = proc_status(fd.pid).get("RssAnon", 0)
+        s1, ext_ms, log_ms, s1_bytes, sig_b, done_b = take_snapshot(fd, snapdir, 1)
+        # Keep the workload going past one more seal (period 1 s), so that
+        # the second snapshot holds the whole time of the first one's write.
+        time.sleep(2.5)
+        s2 = take_snapshot(fd, snapdir, 2)[0]
+    finally:
+        os.killpg(work.pid, signal.SIGKILL)
+        work.wait()
+    # The same window written with the workload stopped: what the disk and
+    # the copy cost without two busy CPUs competing with the writer thread.
+    time.sleep(0.3)
+    _, idle_ms, idle_log_ms, idle_bytes, _, _ = take_snapshot(fd, snapdir, 3)
+    mem = fd.sample_memory()
+    _, _, total_lost = fd.stop()
+
+    i1 = frec_info(a.frec, s1)
+    # The steady workload's own largest gap over the 1.5 s before the
+    # signal, against the largest gap from 50 ms before the signal to one
+    # drain interval (50 ms) and more after the file appeared.
+    ms = 10**6
+    (n0, gap0, lost0), (n, gap, lost) = gaps_and_lost(
+        a.frec, s2, (sig_b - 1550 * ms, sig_b - 50 * ms), (sig_b - 50 * ms, done_b + 100 * ms))
+    if n == 0 or n0 == 0:
+        die("the second snapshot holds no event around the first one's write")
+    sev = sched_events(i1)
+    res["snapshot_ms"] = round(ext_ms, 1)
+    res["snapshot_ms_log"] = round(log_ms, 1)
+    res["snapshot_ms_idle"] = round(idle_ms, 1)
+    res["snapshot_ms_idle_log"] = round(idle_log_ms, 1)
+    res["snapshot_bytes"] = s1_bytes
+    res["snapshot_file_bytes"] = i1["size"]
+    res["snapshot_events"] = i1["events"]
+    res["snapshot_window_s"] = round(i1["duration_ns"] / 1e9, 2)
+    res["snapshot_lost"] = lost
+    res["snapshot_max_gap_ms"] = round(gap / 1e6, 2)
+    res["snapshot_max_gap_before_ms"] = round(gap0 / 1e6, 2)
+    # A gap is suspicious when it is much longer than the workload's own.
+    res["snapshot_gap_ok"] = gap <= max(10 * ms, 3 * gap0)
+    res["snapshot_checked_events"] = n
+    res["snapshot_phase_drops"] = total_lost
+    res["bytes_per_event_disk"] = round(i1["size"] / sev, 2) if sev else None
+    # Memory: the pool is mapped lazily and chunks are reused, so the
+    # anonymous RSS frecd gained while filling is the memory its window (and
+    # open generation) really takes; divided by the events it holds.
+    res["bytes_per_event_mem"] = round((anon1 - anon0) / i1["events"], 2) if i1["events"] else None
+    hwm = max(mem.get("VmHWM", 0), fd.status.get("VmHWM", 0))
+    res["rss_peak_mib"] = round(hwm / MIB, 1)
+    res["rss_budget_mib"] = (max_bytes + ring) // MIB
+    res["rss_over_budget_mib"] = round((hwm - max_bytes - ring) / MIB, 1)
+    # The kernel maps the ring's data pages twice (so that a record that
+    # wraps reads contiguously): VmRSS counts the ring twice.
+    res["rss_over_budget_mib_ring_once"] = round((hwm - max_bytes - 2 * ring) / MIB, 1)
+    if a.keep:
+        say("snapshots kept in " + snapdir)
+
+
+def bench_probes(a, res):
+    """Section 6: per-hit cost of a uprobe, a uprobe + uretprobe, a USDT probe."""
+    loop = a.probe_loop
+    cfgs = {
+        "none": None,
+        "uprobe": "uprobe:%s:frec_bench_target" % loop,
+        "uprobe_uretprobe": "func:%s:frec_bench_target" % loop,
+        "usdt": "usdt:%s:frec_bench:tick" % loop,
+    }
+    ns = {c: {"call": [], "usdt": []} for c in cfgs}
+    say("probes: %d rounds of %d calls and %d USDT hits, order %s"
+        % (a.probe_rounds, a.probe_k, a.probe_k, " ".join(cfgs)))
+    for rnd in range(a.probe_rounds):
+        for c, spec in cfgs.items():
+            fd = None
+            if spec:
+                fd = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-probe"), "--probe", spec],
+                           os.path.join(a.work, "frecd-probe-%s-%d.log" % (c, rnd)))
+            out = subprocess.run([loop, str(a.probe_k)], stdout=subprocess.PIPE, text=True)
+            if fd:
+                fd.stop()
+            vals = dict(line.split() for line in out.stdout.splitlines())
+            if out.returncode != 0 or "call" not in vals:
+                die("probe_loop failed: " + out.stdout)
+            ns[c]["call"].append(float(vals["call"]))
+            ns[c]["usdt"].append(float(vals["usdt"]))
+
+    def per_hit(c, loop_name):
+        return median([(x - b) / 1000 for x, b in zip(ns[c][loop_name], ns["none"][loop_name])])
+
+    res["uprobe_us"] = round(per_hit("uprobe", "call"), 3)
+    res["uprobe_uretprobe_us"] = round(per_hit("uprobe_uretprobe", "call"), 3)
+    res["usdt_us"] = round(per_hit("usdt", "usdt"), 3)
+    res["probe_baseline_call_ns"] = median(ns["none"]["call"])
+    res["probe_note"] = ("per-hit probe costs depend on the machine and the kernel "
+                         "(trap and emulation cost; much higher under emulation)")
+
+
+def merge_core(a, res):
+    try:
+        with open(a.core_json) as f:
+            core = json.load(f)
+    except (OSError, ValueError) as e:
+        say("bench-core results not found (%s): run make bench-core" % e)
+        return
+    for k, v in core.items():
+        res["core_" + k] = v
+
+
+def verdict(key, res):
+    if key not in TARGETS or res.get(key) is None:
+        return ""
+    limit, op = TARGETS[key]
+    v = res[key]
+    ok = v <= limit if op == "<=" else v >= limit
+    return "%s %s  %s" % (op, ("%g" % limit), "met" if ok else "MISSED")
+
+
+def print_table(res):
+    rows = [
+        ("overhead (sched pipe, median of %s paired rounds)" % res.get("rounds"), None, ""),
+        ("  baseline, no tracer", "baseline_s", "s"),
+        ("  slowdown frecd (defaults)", "slowdown_frecd", "x"),
+        ("  slowdown perf record", "slowdown_perf_record", "x"),
+        ("  slowdown perf record --overwrite", "slowdown_perf_overwrite", "x"),
+        ("  frecd's added cost / perf record's", "frecd_added_cost_fraction", ""),
+        ("daemon", None, ""),
+        ("  CPU per recorded event", "daemon_ns_per_event", "ns"),
+        ("  events recorded, CPU", "daemon_events", ""),
+        ("  drops during the frecd rounds", "drops", ""),
+        ("snapshot of a full 64 MiB window", None, ""),
+        ("  SIGUSR1 to renamed file (polled 1 ms)", "snapshot_ms", "ms"),
+        ("  same, frecd's log", "snapshot_ms_log", "ms"),
+        ("  same window, workload stopped", "snapshot_ms_idle", "ms"),
+        ("  events, window seconds", "snapshot_events", ""),
+        ("  lost during the write", "snapshot_lost", ""),
+        ("  largest gap between events then, before", "snapshot_max_gap_ms", "ms"),
+        ("  bytes/event on disk (sched events)", "bytes_per_event_disk", "B"),
+        ("  bytes/event in memory (RSS growth)", "bytes_per_event_mem", "B"),
+        ("  perf.data bytes/event", "perf_data_bytes_per_event", "B"),
+        ("memory", None, ""),
+        ("  peak RSS (VmHWM)", "rss_peak_mib", "MiB"),
+        ("  over window + ring", "rss_over_budget_mib", "MiB"),
+        ("  over, counting the ring once", "rss_over_budget_mib_ring_once", "MiB"),
+        ("probes (per hit; machine and kernel dependent)", None, ""),
+        ("  uprobe", "uprobe_us", "us"),
+        ("  uprobe + uretprobe", "uprobe_uretprobe_us", "us"),
+        ("  USDT", "usdt_us", "us"),
+        ("core replay (bench-core, no kernel)", None, ""),
+        ("  events/s on one core", "core_events_per_sec", ""),
+        ("  ns/event", "core_ns_per_event", "ns"),
+        ("  bytes/event memory, disk", "core_bytes_per_event_mem", "B"),
+        ("  allocations over 1 M, 10 M events", "core_allocs_1m", ""),
+    ]
+    extra = {
+        "daemon_events": lambda r: "%s events, %s s" % (r.get("daemon_events"), r.get("daemon_cpu_s")),
+        "snapshot_events": lambda r: "%s events, %s s, %s bytes" % (
+            r.get("snapshot_events"), r.get("snapshot_window_s"), r.get("snapshot_bytes")),
+        "snapshot_max_gap_ms": lambda r: "%s ms, %s ms%s" % (
+            r.get("snapshot_max_gap_ms"), r.get("snapshot_max_gap_before_ms"),
+            "" if r.get("snapshot_gap_ok") else " (GAP)"),
+        "core_bytes_per_event_mem": lambda r: "%s, %s" % (
+            r.get("core_bytes_per_event_mem"), r.get("core_bytes_per_event_disk")),
+        "core_allocs_1m": lambda r: "%s, %s" % (r.get("core_allocs_1m"), r.get("core_allocs_10m")),
+    }
+    say("")
+    # Leave out the sections that did not run (--only).
+    shown = []
+    for label, key, unit in rows:
+        if key is not None and res.get(key) is None:
+            continue
+        shown.append((label, key, unit))
+    shown = [r for i, r in enumerate(shown)
+             if r[1] is not None or (i + 1 < len(shown) and shown[i + 1][1] is not None)]
+    for label, key, unit in shown:
+        if key is None:
+            say(label)
+            continue
+        if key in extra:
+            val = extra[key](res)
+        else:
+            v = res.get(key)
+            val = "n/a" if v is None else ("%s %s" % (v, unit)).strip()
+        tgt = verdict(key, res)
+        if key == "core_bytes_per_event_mem":
+            tgt = verdict("bytes_per_event_mem", {"bytes_per_event_mem": res.get(key)})
+        say("%-44s %-28s %s" % (label, val, tgt))
+    say("")
+    say("Probe costs depend on the machine and the kernel (a VM's trap cost dominates).")
+
+
+def preflight():
+    """Other tracers and load make every figure worse (the baseline too):
+    name them, so that a noisy run is not taken for a slow frecd."""
+    me = os.getpid()
+    others = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == me:
+            continue
+        try:
+            with open("/proc/%s/comm" % d) as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if comm in ("frecd", "perf", "bpftrace", "trace-cmd") or comm.startswith("qemu-system"):
+            others.append("%s[%s]" % (comm, d))
+    with open("/proc/loadavg") as f:
+        load1 = float(f.read().split()[0])
+    return others, load1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--output", default=".output", help="build directory (default .output)")
+    ap.add_argument("--rounds", type=int, default=9, help="paired overhead rounds (>= 5)")
+    ap.add_argument("--loops", type=int, default=1000000, help="perf bench sched pipe loops")
+    ap.add_argument("--settle", type=float, default=0.3,
+                    help="seconds between a tracer's start and the workload")
+    ap.add_argument("--max-fill", type=float, default=60, help="longest window fill, s")
+    ap.add_argument("--probe-rounds", type=int, default=5)
+    ap.add_argument("--probe-k", type=int, default=200000, help="calls per probe round")
+    ap.add_argument("--only", default="overhead,snapshot,probes",
+                    help="comma-separated sections to run")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    a = ap.parse_args()
+
+    if os.geteuid() != 0:
+        die("needs root (BPF, perf -a); run: sudo make bench")
+    a.frecd = os.path.join(a.output, "frecd")
+    a.frec = os.path.join(a.output, "frec")
+    a.probe_loop = os.path.abspath(os.path.join(a.output, "bench", "probe_loop"))
+    a.core_json = os.path.join(a.output, "bench-core.json")
+    for p in (a.frecd, a.frec, a.probe_loop):
+        if not os.access(p, os.X_OK):
+            die("%s is missing: run make all (or make bench, which builds it)" % p)
+    if not shutil.which("perf"):
+        die("perf is missing: install linux-perf (FREC_DEPS_EXTRA=linux-perf sh scripts/deps.sh)")
+    only = set(a.only.split(","))
+
+    a.work = tempfile.mkdtemp(prefix="frec-bench.")
+    res = {}
+    others, load1 = preflight()
+    res["load1_at_start"] = load1
+    res["other_tracers_at_start"] = others
+    if others or load1 > 0.5:
+        say("bench: WARNING: the machine is not quiet (load %.2f%s); every figure, the "
+            "baseline too, will be noisier" % (load1, "; running: " + " ".join(others) if others else ""))
+    t0 = time.monotonic()
+    try:
+        if "overhead" in only:
+            bench_overhead(a, res)
+        if "snapshot" in only:
+            bench_snapshot(a, res)
+        if "probes" in only:
+            bench_probes(a, res)
+    finally:
+        if a.keep:
+            say("work directory kept: " + a.work)
+        else:
+            shutil.rmtree(a.work, ignore_errors=True)
+    merge_core(a, res)
+    res["bench_seconds"] = round(time.monotonic() - t0, 1)
+    res["targets"] = {k: verdict(k, res) for k in TARGETS if res.get(k) is not None}
+    print_table(res)
+    path = os.path.join(a.output, "bench.json")
+    with open(path, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write("\n")
+    say("wrote %s (%.0f s)" % (path, res["bench_seconds"]))
+
+
+if __name__ == "__main__":
+    main()
