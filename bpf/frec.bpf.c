@@ -23,7 +23,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Knobs, set by frecd between open and load. */
-const volatile __u32 self_tgid = 0;		/* frecd itself: never recorded */
+const volatile __u32 self_tgid = 0;		/* frecd: its events are left out but for switches */
 const volatile bool filter_pids = false;	/* -p given: keep only pid_filter tgids */
 const volatile bool switch_has_state_arg = true; /* sched_switch has prev_state (5.18+) */
 const volatile __u64 wakeup_threshold = FREC_WAKEUP_THRESHOLD;
@@ -124,18 +124,30 @@ static __always_inline void count(__u32 which)
 		(*c)++;
 }
 
-/* Whether an event that concerns processes a and b (b == a when it concerns
- * one) is left out: frecd's own, or none of the -p processes. */
-static __always_inline bool skip(__u32 a, __u32 b)
+/*
+ * Whether an event that concerns processes a and b (b == a when it concerns
+ * one) is left out because of -p: it concerns none of those processes.
+ */
+static __always_inline bool filtered(__u32 a, __u32 b)
 {
-	if (self_tgid && (a == self_tgid || b == self_tgid))
-		return true;
 	if (!filter_pids)
 		return false;
 	if (bpf_map_lookup_elem(&pid_filter, &a) || (b != a && bpf_map_lookup_elem(&pid_filter, &b)))
 		return false;
 	count(FREC_CNT_FILTERED);
 	return true;
+}
+
+/*
+ * ... or because it is about frecd itself: its wakeups would otherwise be
+ * recorded and drained, and woken for, in a loop. sched_switch is the
+ * exception (see on_switch()).
+ */
+static __always_inline bool skip(__u32 a, __u32 b)
+{
+	if (self_tgid && (a == self_tgid || b == self_tgid))
+		return true;
+	return filtered(a, b);
 }
 
 static __always_inline void *reserve(__u32 size, __u16 type)
@@ -187,7 +199,10 @@ static __always_inline int on_switch(__u64 *ctx)
 
 	prev_tgid = BPF_CORE_READ(prev, tgid);
 	next_tgid = BPF_CORE_READ(next, tgid);
-	if (skip(prev_tgid, next_tgid))
+	/* Switches to and from frecd are kept: leaving out "X -> frecd" would
+	 * lose X's switch out and leave a hole in the CPU's timeline. They are
+	 * few (frecd wakes on a timer) and cause no wakeups of their own. */
+	if (filtered(prev_tgid, next_tgid))
 		return 0;
 	if (!switch_has_state_arg)
 		state = task_state(prev);

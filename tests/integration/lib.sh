@@ -30,7 +30,9 @@ trap cleanup_frecd EXIT
 start_frecd() {
 	: > "$WORK/frecd.log"
 	# shellcheck disable=SC2086
-	"$FRECD" "$@" ${FREC_FRECD_EXTRA_ARGS:-} >> "$WORK/frecd.log" 2>&1 &
+	# fds 3-9 closed: frecd must not keep a test's fifo or pipe open
+	"$FRECD" "$@" ${FREC_FRECD_EXTRA_ARGS:-} >> "$WORK/frecd.log" 2>&1 \
+		3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	FRECD_PID=$!
 	i=0
 	while ! grep -q ready "$WORK/frecd.log"; do

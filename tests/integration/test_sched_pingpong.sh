@@ -1,0 +1,68 @@
+#!/bin/sh
+# Two named threads ping-pong through pipes exactly N times while frecd
+# records. The snapshot holds their sched_switch events with the right names
+# and tids, and their sched_waking events; how often each thread was switched
+# out matches what the kernel counted in /proc/PID/task/TID/status.
+. "$FREC_TEST_LIB"
+
+n=$(scaled 2000)
+mkdir snaps
+start_frecd -o "$WORK/snaps"
+
+mkfifo in
+"$PROGS/pingpong" "$n" < in > pp.out &
+pp=$!
+exec 3> in
+wait_for pp.out '^done ' "pingpong done"
+pid=$(field pp.out pid)
+ping=$(field pp.out ping)
+pong=$(field pp.out pong)
+assert_eq "rounds" "$n" "$(field pp.out done)"
+# Both threads now block until stdin closes: their counts stay as they are.
+ping_kernel=$(ctxt_switches "$pid" "$ping")
+pong_kernel=$(ctxt_switches "$pid" "$pong")
+voluntary() { awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$pid/task/$1/status"; }
+ping_vol=$(voluntary "$ping")
+pong_vol=$(voluntary "$pong")
+note "kernel: ping $ping switched out $ping_kernel times, pong $pong $pong_kernel times"
+
+snap=$(snapshot "$WORK/snaps")
+exec 3>&-
+wait "$pp" || fail "pingpong failed"
+dump_json "$snap" dump.json
+
+ping_out=$(jcount dump.json type=sched_switch prev_pid="$ping")
+pong_out=$(jcount dump.json type=sched_switch prev_pid="$pong")
+note "frec: ping switched out $ping_out times, pong $pong_out times"
+# Each thread lived entirely while frecd recorded, and nothing was lost.
+assert_eq "drops" 0 "$(jcount dump.json type=lost)"
+assert_eq "ping switched out (frec vs kernel)" "$ping_kernel" "$ping_out"
+assert_eq "pong switched out (frec vs kernel)" "$pong_kernel" "$pong_out"
+# Each switch in matches a switch out (both block at the end, off the CPU).
+assert_eq "ping switched in" "$ping_out" "$(jcount dump.json type=sched_switch next_pid="$ping")"
+assert_eq "pong switched in" "$pong_out" "$(jcount dump.json type=sched_switch next_pid="$pong")"
+
+# Names: the threads name themselves first thing, so at most their first
+# switch can carry the name they were born with.
+ping_named=$(jcount dump.json type=sched_switch prev_pid="$ping" prev_comm=ping)
+pong_named=$(jcount dump.json type=sched_switch prev_pid="$pong" prev_comm=pong)
+assert_range "ping switches named ping" $((ping_out - 1)) "$ping_out" "$ping_named"
+assert_range "pong switches named pong" $((pong_out - 1)) "$pong_out" "$pong_named"
+assert_range "ping's next_comm" $((ping_out - 1)) "$ping_out" \
+	"$(jcount dump.json type=sched_switch next_pid="$ping" next_comm=ping)"
+
+# Wakeups: every sleep (voluntary switch) but the last, which has not ended,
+# ended with a sched_waking; a wakeup that comes before the thread is off the
+# CPU needs no sleep, so there may be more.
+for t in ping pong; do
+	eval tid=\$$t vol=\$${t}_vol
+	wakes=$(jcount dump.json type=sched_waking pid="$tid")
+	named=$(jcount dump.json type=sched_waking pid="$tid" comm="$t")
+	note "$t: $vol voluntary switches, $wakes sched_waking, $named of them naming $t"
+	assert_range "$t's sched_waking events" $((vol - 1)) $((vol + n)) "$wakes"
+	assert_range "$t's sched_waking named $t" $((wakes - 1)) "$wakes" "$named"
+	all_wakes=$((${all_wakes:-0} + wakes))
+done
+# One of them may never sleep (always preempted, never waiting), not both.
+[ "$all_wakes" -gt 0 ] || fail "no sched_waking for ping or pong"
+exit 0
