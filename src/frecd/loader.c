@@ -217,7 +217,6 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
 {
 	bool has_state = switch_has_state_arg(opts->btf_path);
-	bool kernel_btf = access(FRECD_KERNEL_BTF, R_OK) == 0;
 	struct frecd_bpf *b;
 	int ret;
 
@@ -225,9 +224,9 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	if (!b)
 		return NULL;
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
-	/* tp_btf attaches by the kernel's own BTF: without it, only raw_tp can work */
-	if (opts->attach == FRECD_ATTACH_RAW_TP ||
-	    (opts->attach == FRECD_ATTACH_AUTO && !kernel_btf)) {
+	/* Even without kernel BTF (--btf), auto tries tp_btf first: the attempt
+	 * is cheap, and the fallback path is then the one every kernel takes. */
+	if (opts->attach == FRECD_ATTACH_RAW_TP) {
 		ret = try_start(b, opts, true, has_state, err, errlen);
 		goto done;
 	}

@@ -98,6 +98,9 @@ assert_eq "message without BTF" \
 unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$FRECD' --dry-run --btf '$WORK/vmlinux.btf'" > out 2> err ||
 	{ cat err >&2; fail "frecd --btf FILE --dry-run failed without kernel BTF"; }
 grep -q "raw_tp/sched_switch" out || { cat out >&2; fail "--btf did not attach raw_tp programs"; }
+# tp_btf was tried first and could not load: the run-time fallback at work
+grep -q "tp_btf programs did not load.*falling back to raw_tp" err || { cat err >&2; fail "no fallback message"; }
+! grep -q "tp_btf/" out || fail "tp_btf programs attached without kernel BTF"
 expect 2 "frecd: --btf $WORK/none: No such file or directory; give the BTF of the running kernel (e.g. from btfhub)" --btf "$WORK/none"
 
 # --- help and version ----------------------------------------------------------
