@@ -31,6 +31,32 @@ export OUTPUT=/frec/.output
 read -r up _ < /proc/uptime
 echo "frec-vm: kernel $(uname -r), up ${up}s, $(nproc) cpus, FREC_TEST_SCALE=$FREC_TEST_SCALE"
 
+# dump_state: what every user process is doing and the logs of the tests
+# still running, so that a hang is diagnosed from the console alone.
+dump_state() {
+	for p in /proc/[0-9]*; do
+		[ -s "$p/cmdline" ] || continue	# kernel threads
+		echo "== pid ${p#/proc/} $(awk '/^State:/ { print $2 $3 }' "$p/status") $(tr '\0' ' ' < "$p/cmdline")"
+		sed 's/^/   /' "$p/stack" 2>/dev/null | head -n 12
+	done
+	for d in /tmp/frec-it.*; do
+		[ -d "$d" ] || continue
+		echo "== $d: $(ls "$d" | tr '\n' ' ')"
+		tail -n 30 "$d/log" 2>/dev/null | sed 's/^/   log: /'
+		tail -n 15 "$d/frecd.log" 2>/dev/null | sed 's/^/   frecd.log: /'
+	done
+}
+
+# Before the host's timeout kills qemu, say where the suite is stuck.
+(
+	sleep "$FREC_VM_WATCHDOG"
+	echo "frec-vm: watchdog: the suite still runs after ${FREC_VM_WATCHDOG}s; state:"
+	dump_state
+	echo "frec-vm: result 124"
+	poweroff -f
+) &
+watchdog=$!
+
 # The suite runs in a child so that PID 1 stays free to reap orphans.
 (
 	rc=0
@@ -50,6 +76,7 @@ echo "frec-vm: kernel $(uname -r), up ${up}s, $(nproc) cpus, FREC_TEST_SCALE=$FR
 	exit $rc
 )
 rc=$?
+kill "$watchdog" 2>/dev/null
 
 read -r up _ < /proc/uptime
 echo "frec-vm: done at ${up}s"

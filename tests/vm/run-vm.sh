@@ -187,6 +187,8 @@ done
 	echo "FREC_VM_TP_BTF_ARGS='$TP_BTF_ARGS'"
 	echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
 	echo "FREC_VM_TESTS='$TESTS'"
+	# The guest reports its state before the host kills it (boot takes ~10 s).
+	echo "FREC_VM_WATCHDOG=$((TIMEOUT > 60 ? TIMEOUT - 30 : TIMEOUT / 2))"
 } > "$conf"
 
 initrd=$VM/initramfs.cpio.gz
@@ -242,5 +244,6 @@ if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	die "timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT); console log: $log"
 fi
 [ -n "$result" ] || die "the guest never reported a result (qemu exit $qrc); console log: $log"
+[ "$result" -ne 124 ] || die "the guest watchdog stopped the suite (FREC_VM_TIMEOUT=${TIMEOUT}s); console log: $log"
 [ "$result" -eq 0 ] || die "failed in the guest (result $result); console log: $log"
 exit 0
