@@ -35,7 +35,8 @@ start_frecd() {
 		3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	FRECD_PID=$!
 	i=0
-	while ! grep -q ready "$WORK/frecd.log"; do
+	# the line frecd logs once everything is attached: "... frecd info: ready: ..."
+	while ! grep -q "frecd info: ready:" "$WORK/frecd.log"; do
 		kill -0 "$FRECD_PID" 2>/dev/null || { cat "$WORK/frecd.log" >&2; fail "frecd exited before ready"; }
 		[ $i -lt 300 ] || { cat "$WORK/frecd.log" >&2; fail "frecd not ready after 30 s"; }
 		sleep 0.1; i=$((i + 1))
