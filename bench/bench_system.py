@@ -10,6 +10,9 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      sched_waking, D the same in perf's flight-recorder mode (--overwrite
      --switch-output=signal). Each slowdown is the median over rounds of the
      round's time divided by the same round's A time.
+     Then one more frecd round with the kernel's BPF statistics on: the run
+     time of the sched_switch and sched_waking programs per event (the
+     kernel side of the overhead, which the daemon figure does not show).
   2. Daemon CPU per event: frecd's user+system time from ready to exit over
      the events it recorded, summed over the B rounds.
   3. Drops during the B rounds (frecd's exit summary).
@@ -288,6 +291,49 @@ def bench_overhead(a, res):
     res["overhead_rss_peak_mib"] = round(hwm / MIB, 1)
 
 
+def bpf_prog_stats():
+    """{id: (name, run_time_ns, run_cnt)} of the loaded BPF programs."""
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    if out.returncode != 0:
+        return {}
+    return {p["id"]: (p.get("name", ""), p.get("run_time_ns", 0), p.get("run_cnt", 0))
+            for p in json.loads(out.stdout)}
+
+
+def bench_bpf_cost(a, res):
+    """The kernel side: the average run time of frecd's sched_switch and
+    sched_waking programs over one more round, with the kernel's BPF run-time
+    statistics on for that round only (they add two clock reads a run). On
+    this workload, this is what the benchmark waits for; frecd's own CPU runs
+    on the other core."""
+    path = "/proc/sys/kernel/bpf_stats_enabled"
+    if not shutil.which("bpftool") or not os.path.exists(path):
+        return
+    with open(path) as f:
+        old = f.read().strip()
+    before = set(bpf_prog_stats())
+    with open(path, "w") as f:
+        f.write("1")
+    try:
+        fd = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-bpf")],
+                   os.path.join(a.work, "frecd-bpf.log"))
+        time.sleep(a.settle)
+        run_pipe(a.loops)
+        progs = bpf_prog_stats()
+        fd.stop()
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+    for pid, (name, ns, cnt) in progs.items():
+        if pid in before or not cnt:
+            continue
+        if name in ("frec_switch", "frec_raw_switch"):
+            res["bpf_ns_per_switch"] = round(ns / cnt, 1)
+        elif name in ("frec_waking", "frec_raw_waking"):
+            res["bpf_ns_per_waking"] = round(ns / cnt, 1)
+
+
 def snapshot_files(d):
     try:
         return sorted(f for f in os.listdir(d) if f.endswith(".frec") and not f.startswith("."))
@@ -509,6 +555,7 @@ def print_table(res):
         ("  slowdown perf record", "slowdown_perf_record", "x"),
         ("  slowdown perf record --overwrite", "slowdown_perf_overwrite", "x"),
         ("  frecd's added cost / perf record's", "frecd_added_cost_fraction", ""),
+        ("  BPF program per sched_switch, waking", "bpf_ns_per_switch", "ns"),
         ("daemon", None, ""),
         ("  CPU per recorded event", "daemon_ns_per_event", "ns"),
         ("  events recorded, CPU", "daemon_events", ""),
@@ -541,6 +588,8 @@ def print_table(res):
         "daemon_events": lambda r: "%s events, %s s" % (r.get("daemon_events"), r.get("daemon_cpu_s")),
         "snapshot_events": lambda r: "%s events, %s s, %s bytes" % (
             r.get("snapshot_events"), r.get("snapshot_window_s"), r.get("snapshot_bytes")),
+        "bpf_ns_per_switch": lambda r: "%s ns, %s ns" % (
+            r.get("bpf_ns_per_switch"), r.get("bpf_ns_per_waking")),
         "snapshot_max_gap_ms": lambda r: "%s ms, %s ms%s" % (
             r.get("snapshot_max_gap_ms"), r.get("snapshot_max_gap_before_ms"),
             "" if r.get("snapshot_gap_ok") else " (GAP)"),
@@ -604,7 +653,7 @@ def main():
     ap.add_argument("--max-fill", type=float, default=60, help="longest window fill, s")
     ap.add_argument("--probe-rounds", type=int, default=5)
     ap.add_argument("--probe-k", type=int, default=200000, help="calls per probe round")
-    ap.add_argument("--only", default="overhead,snapshot,probes",
+    ap.add_argument("--only", default="overhead,bpfcost,snapshot,probes",
                     help="comma-separated sections to run")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
@@ -634,6 +683,8 @@ def main():
     try:
         if "overhead" in only:
             bench_overhead(a, res)
+        if "bpfcost" in only:
+            bench_bpf_cost(a, res)
         if "snapshot" in only:
             bench_snapshot(a, res)
         if "probes" in only:
