@@ -170,12 +170,26 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	return h;
 }
 
-/* No wakeup per record (see FREC_WAKEUP_THRESHOLD); one once the ring fills up. */
+/*
+ * No wakeup per record (see FREC_WAKEUP_THRESHOLD): one each time the data
+ * waiting in the ring crosses another multiple of the threshold. Not one per
+ * record above it: a forced wakeup costs an irq_work, and while frecd lags
+ * (descheduled, or busy) every record would pay it, exactly when the machine
+ * is busiest. AVAIL_DATA already counts this record (the reserve moved the
+ * producer), so the crossing lies between avail - its ring bytes and avail;
+ * one missed in a race with another CPU defers the drain to the next
+ * crossing or to frecd's timer.
+ */
 static __always_inline void submit(void *rec)
 {
+	__u32 bytes = (((struct frec_rec_hdr *)rec)->size + 8 + 7) & ~7u; /* + ring header */
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 thr = wakeup_threshold;
+	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	bpf_ringbuf_submit(rec, avail >= wakeup_threshold ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	if (thr && avail >= thr && avail / thr != (avail - bytes) / thr)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
 }
 
 /*
