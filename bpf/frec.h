@@ -13,10 +13,10 @@
 /*
  * The programs submit with BPF_RB_NO_WAKEUP: waking the consumer for every
  * record makes the consumer's own wakeups generate scheduler events that wake
- * it again (DESIGN.md section 3). frecd drains on a timer instead, and the
- * programs force one wakeup once this much data waits in the ring, so that a
- * burst cannot fill it between two timer ticks. frecd lowers it to a quarter
- * of the ring when the ring is small.
+ * it again. frecd drains on a timer instead, and the programs force one
+ * wakeup each time the data waiting in the ring crosses another multiple of
+ * this, so that a burst cannot fill the ring between two timer ticks. frecd
+ * lowers it to a quarter of the ring when the ring is small.
  */
 #define FREC_WAKEUP_THRESHOLD	(256u * 1024)
 
