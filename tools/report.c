@@ -1114,7 +1114,8 @@ int frec_report__run(const char *path, const struct frec_report_opts *opts, FILE
 	if (r.nlost_cpu > r.ncpus_out)
 		r.ncpus_out = r.nlost_cpu;
 
-	qsort(r.threads, r.nthreads, sizeof(*r.threads), cmp_thread);
+	if (r.nthreads)	/* qsort's base must not be NULL, even for 0 items */
+		qsort(r.threads, r.nthreads, sizeof(*r.threads), cmp_thread);
 	/* the map of indices is stale after sorting; nothing uses it past here */
 	ps = build_procs(&r, &np);
 	rqs = calloc(r.nthreads ? r.nthreads : 1, sizeof(*rqs));
