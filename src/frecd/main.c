@@ -48,6 +48,25 @@ static int resolve_pids(__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A SIGTERM or SIGINT that arrived during start-up (blocked, so still
+ * pending): log it and stop before the next step, cleanly, exit 0. Checked
+ * between the slow steps; one that comes later is the loop's to handle.
+ */
+static bool stop_requested(const char *when)
+{
+	sigset_t pending;
+	int sig;
+
+	if (sigpending(&pending))
+		return false;
+	sig = sigismember(&pending, SIGTERM) ? SIGTERM : sigismember(&pending, SIGINT) ? SIGINT : 0;
+	if (!sig)
+		return false;
+	log_info("%s during start-up: stopping %s", strsignal(sig), when);
+	return true;
+}
+
 static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_t ntgids,
 			bool raw_tp)
 {
@@ -79,6 +98,16 @@ int main(int argc, char **argv)
 	int ret, status = 1;
 	sigset_t sigs;
 
+	/* The very first thing: from here on SIGTERM, SIGUSR1, ... wait for the
+	 * loop's signalfd instead of taking their default action (death), also
+	 * while the BPF programs load, which takes a while. A SIGTERM that
+	 * arrives during start-up stops frecd cleanly (stop_requested()), a
+	 * SIGUSR1 is honoured once ready. Before any thread exists (the writer;
+	 * libbpf starts none): every thread inherits the mask. */
+	frecd_daemon__signals(&sigs);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	frecd_options__init(&opts);
 	if (frecd_options__parse(&opts, argc, argv, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
@@ -94,12 +123,6 @@ int main(int argc, char **argv)
 	}
 	frecd_log__set_level(opts.verbose ? FRECD_LOG_DEBUG : FRECD_LOG_INFO);
 	frecd_log__hook_libbpf();
-
-	/* Before any thread exists (the writer, libbpf's none): every thread
-	 * inherits the mask, and the signals go to the loop's signalfd only. */
-	frecd_daemon__signals(&sigs);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	/* Usage errors first, all of them before anything is loaded. */
 	probes = frec_probes__new();
@@ -154,9 +177,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if (stop_requested("before loading the BPF programs")) {
+		status = 0;
+		goto out;
+	}
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
 	if (!bpf) {
 		log_error("%s", err);
+		goto out;
+	}
+	if (stop_requested("and detaching the scheduler programs")) {
+		status = 0;
 		goto out;
 	}
 	if (frec_probes__count(probes)) {
@@ -189,6 +220,11 @@ int main(int argc, char **argv)
 		printf(", %zu probes\n", frec_probes__count(probes));
 		frecd_bpf__print(bpf, stdout);
 		frec_probes__print(probes, stdout);
+		status = 0;
+		goto out;
+	}
+
+	if (stop_requested("and detaching every program")) {
 		status = 0;
 		goto out;
 	}
