@@ -18,6 +18,9 @@
 #define MIN_PERIOD_MS		10
 #define MAX_PERIOD_MS		600000
 #define MAX_PID			4194304	/* PID_MAX_LIMIT on 64-bit */
+#define MAX_KEEP		1000000
+#define MAX_KEEP_BYTES		(1ull << 50)
+#define SOCKET_PATH_MAX		107	/* sizeof(sockaddr_un.sun_path) - 1 */
 
 enum {
 	OPT_WINDOW = 0x100,
@@ -31,6 +34,11 @@ enum {
 	OPT_BTF,
 	OPT_DRY_RUN,
 	OPT_VERSION,
+	OPT_CONFIG,
+	OPT_CHECK,
+	OPT_KEEP,
+	OPT_KEEP_SIZE,
+	OPT_SOCKET,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +53,11 @@ static const struct option long_options[] = {
 	{ "wakeup",	no_argument,	   NULL, OPT_WAKEUP },
 	{ "attach",	required_argument, NULL, OPT_ATTACH },
 	{ "btf",	required_argument, NULL, OPT_BTF },
+	{ "config",	required_argument, NULL, OPT_CONFIG },
+	{ "check",	no_argument,	   NULL, OPT_CHECK },
+	{ "keep",	required_argument, NULL, OPT_KEEP },
+	{ "keep-size",	required_argument, NULL, OPT_KEEP_SIZE },
+	{ "socket",	required_argument, NULL, OPT_SOCKET },
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
@@ -62,6 +75,9 @@ void frecd_options__init(struct frecd_options *o)
 	o->ring_bytes = FRECD_DEFAULT_RING_BYTES;
 	o->probe_args = FRECD_DEFAULT_PROBE_ARGS;
 	o->attach = FRECD_ATTACH_AUTO;
+	o->socket_path = FRECD_DEFAULT_SOCKET;
+	o->keep = FRECD_DEFAULT_KEEP;
+	o->keep_bytes = FRECD_DEFAULT_KEEP_BYTES;
 }
 
 int frecd_parse_size(const char *s, __u64 *out)
@@ -282,6 +298,36 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 			return usage_error(err, errlen, "--btf '': empty file name; use --btf FILE");
 		o->btf_path = arg;
 		return 0;
+	case OPT_CONFIG:
+		if (!*arg)
+			return usage_error(err, errlen, "--config '': empty file name; use e.g. --config %s",
+					   FRECD_DEFAULT_CONFIG);
+		o->config_path = arg;
+		return 0;
+	case OPT_CHECK:
+		o->check = true;
+		return 0;
+	case OPT_KEEP:
+		if (parse_uint(arg, MAX_KEEP, &v))
+			return usage_error(err, errlen,
+					   "--keep '%s': use a number of snapshots from 0 (no limit) to %d",
+					   arg, MAX_KEEP);
+		o->keep = v;
+		return 0;
+	case OPT_KEEP_SIZE:
+		return parse_size_option("--keep-size", arg, 0, MAX_KEEP_BYTES, &o->keep_bytes,
+					 err, errlen);
+	case OPT_SOCKET:
+		if (*arg != '/')
+			return usage_error(err, errlen,
+					   "--socket '%s': not an absolute path; use e.g. --socket %s",
+					   arg, FRECD_DEFAULT_SOCKET);
+		if (strlen(arg) > SOCKET_PATH_MAX)
+			return usage_error(err, errlen,
+					   "--socket %s: longer than a unix socket path may be (%d bytes); choose a shorter path",
+					   arg, SOCKET_PATH_MAX);
+		o->socket_path = arg;
+		return 0;
 	case OPT_DRY_RUN:
 		o->dry_run = true;
 		return 0;
@@ -330,15 +376,69 @@ int frecd_options__parse(struct frecd_options *o, int argc, char **argv, char *e
 	return 0;
 }
 
+/* yes/no and their synonyms: 1, 0, or -1 when value is neither. */
+static int parse_bool(const char *value)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(value, yes[i]))
+			return 1;
+		if (!strcmp(value, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+int frecd_options__set(struct frecd_options *o, const char *key, const char *value,
+		       char *err, size_t errlen)
+{
+	const struct option *opt;
+	int b;
+
+	for (opt = long_options; opt->name; opt++)
+		if (!strcmp(opt->name, key))
+			break;
+	if (!opt->name)
+		return usage_error(err, errlen,
+				   "unknown key '%s'; the keys are frecd's long options without the dashes (see frecd --help)",
+				   key);
+	switch (opt->val) {
+	case OPT_CONFIG:
+	case OPT_CHECK:
+	case OPT_DRY_RUN:
+	case OPT_VERSION:
+	case 'h':
+		return usage_error(err, errlen,
+				   "'%s' is a command-line option, not a configuration key; remove the line",
+				   key);
+	}
+	if (opt->has_arg == required_argument)
+		return parse_one(o, opt->val, value, err, errlen);
+	/* The switches: wakeup and verbose. */
+	b = parse_bool(value);
+	if (b < 0)
+		return usage_error(err, errlen, "%s '%s': not yes or no; use %s = yes or %s = no",
+				   key, value, key, key);
+	if (opt->val == OPT_WAKEUP)
+		o->wakeup = b;
+	else if (opt->val == 'v')
+		o->verbose = b;
+	return 0;
+}
+
 void frecd_options__usage(FILE *out)
 {
 	fprintf(out,
 "Usage: frecd [OPTIONS]\n"
+"       frecd --check\n"
 "\n"
 "frecd records what the scheduler (and chosen user functions) did over the\n"
 "last seconds into memory, all the time, and writes it to a snapshot file\n"
-"when it receives SIGUSR1. Runs in the foreground; needs root (or CAP_BPF,\n"
-"CAP_PERFMON and CAP_SYS_ADMIN).\n"
+"when asked: SIGUSR1 or `frec snapshot`. Runs in the foreground; needs root\n"
+"(or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN).\n"
 "\n"
 "OPTIONS\n"
 "  -o, --output DIR     snapshot directory, created 0700 if missing\n"
@@ -359,26 +459,64 @@ void frecd_options__usage(FILE *out)
 "                       tp_btf or raw_tp to force one\n"
 "      --btf FILE       kernel BTF for CO-RE when /sys/kernel/btf/vmlinux is\n"
 "                       missing (raw_tp only)\n"
+"      --keep N         keep at most N snapshots in DIR, removing the oldest\n"
+"                       after each new one; 0: no limit (default %d)\n"
+"      --keep-size SIZE ... and at most SIZE bytes of them; 0: no limit\n"
+"                       (default 1G). The newest snapshot is always kept,\n"
+"                       and only files named like frecd's snapshots are removed\n"
+"      --socket PATH    control socket for frec snapshot and frec status\n"
+"                       (default " FRECD_DEFAULT_SOCKET "; its directory is\n"
+"                       created 0700 if missing)\n"
+"      --config FILE    read options from FILE at start and on SIGHUP\n"
+"                       (default " FRECD_DEFAULT_CONFIG ", when it exists)\n"
+"      --check          report which kernel features and privileges frecd\n"
+"                       needs and has, one line each, and exit\n"
 "      --dry-run        load and attach, list what was attached, exit\n"
 "  -v, --verbose        debug output, including libbpf's\n"
 "      --version        print the version and exit\n"
 "  -h, --help           print this help and exit\n"
 "\n"
+"CONFIGURATION FILE\n"
+"  One `key = value` a line; the keys are the long options without dashes:\n"
+"  output, window, max-size, period, ring-size, pid, probe, probe-args,\n"
+"  wakeup (yes/no), attach, btf, keep, keep-size, socket, verbose (yes/no).\n"
+"  pid and probe may be repeated. Lines starting with # are comments.\n"
+"  Command-line options override the file; -p and --probe add to it.\n"
+"  SIGHUP reads the file again and applies pid, probe, probe-args, wakeup,\n"
+"  output, keep, keep-size and verbose without losing the recorded window;\n"
+"  the others need a restart. A file with an error is reported with its line\n"
+"  number and the running configuration stays.\n"
+"\n"
+"CONTROL SOCKET\n"
+"  Root only (checked with SO_PEERCRED; socket 0600). One request line:\n"
+"  `snapshot [REASON]`, `status` or `status json`; the answer ends with one\n"
+"  line `ok [TEXT]` or `error TEXT`. `frec snapshot` and `frec status` use it.\n"
+"\n"
 "SIGNALS\n"
 "  SIGUSR1   write a snapshot DIR/frec-YYYYMMDDTHHMMSS.mmmZ.frec; requests that\n"
-"            arrive while one is written are merged into one more snapshot\n"
+"            arrive while one is written (signals or frec snapshot) are merged\n"
+"            into one more snapshot\n"
+"  SIGHUP    reload the configuration file (see above)\n"
 "  SIGTERM, SIGINT   finish a snapshot in progress, detach, exit 0\n"
-"  SIGHUP    reserved for reloading the configuration\n"
+"\n"
+"SYSTEMD\n"
+"  With NOTIFY_SOCKET set (Type=notify), frecd sends READY=1 once every\n"
+"  program is attached, STATUS= with events/s and drops every 5 s,\n"
+"  RELOADING=1 and READY=1 around a reload, and STOPPING=1.\n"
 "\n"
 "EXIT STATUS\n"
 "  0 success, 1 runtime failure (no privileges, no BTF, load or attach\n"
-"  error), 2 usage error (bad option, probe spec or -o directory)\n"
+"  error, control socket in use; --check: frecd cannot run here), 2 usage\n"
+"  error (bad option, configuration file, probe spec or -o directory)\n"
 "\n"
 "EXAMPLES\n"
 "  sudo frecd                          record everything, 10 s / 64M window\n"
-"  sudo kill -USR1 $(pidof frecd)      take a snapshot\n"
+"  sudo frec snapshot --reason spike   take a snapshot, print its path\n"
+"  sudo kill -USR1 $(pidof frecd)      the same, by signal\n"
 "  frec info /var/lib/frec/*.frec      read it\n"
 "  sudo frecd -p $(pidof myapp) --window 30 --max-size 256M\n"
 "  sudo frecd --probe func:/usr/bin/myapp:handle_request\n"
-"  sudo frecd --dry-run -v             check that everything loads\n");
+"  sudo frecd --check                  what works on this machine\n"
+"  sudo frecd --dry-run -v             check that everything loads\n",
+		FRECD_DEFAULT_KEEP);
 }

@@ -19,6 +19,10 @@
 #define FRECD_DEFAULT_RING_BYTES	(16ull << 20)
 #define FRECD_DEFAULT_PROBE_ARGS	3
 #define FRECD_MAX_PIDS			1024
+#define FRECD_DEFAULT_CONFIG		"/etc/frec/frecd.conf"
+#define FRECD_DEFAULT_SOCKET		"/run/frec/frecd.sock"
+#define FRECD_DEFAULT_KEEP		100
+#define FRECD_DEFAULT_KEEP_BYTES	(1ull << 30)
 
 enum frecd_attach {
 	FRECD_ATTACH_AUTO = 0,	/* tp_btf, falling back to raw_tp */
@@ -40,6 +44,11 @@ struct frecd_options {
 	bool wakeup;			/* --wakeup: record sched_wakeup too */
 	enum frecd_attach attach;	/* --attach */
 	const char *btf_path;		/* --btf: BTF for CO-RE when the kernel has none */
+	const char *config_path;	/* --config; NULL: FRECD_DEFAULT_CONFIG if it exists */
+	const char *socket_path;	/* --socket: the control socket */
+	__u32 keep;			/* --keep: snapshots kept in -o, 0: no limit */
+	__u64 keep_bytes;		/* --keep-size: their bytes, 0: no limit */
+	bool check;			/* --check: report what works here, exit */
 	bool dry_run;
 	int verbose;
 	bool help;
@@ -55,6 +64,16 @@ void frecd_options__init(struct frecd_options *o);
  * 2). Strings in o point into argv.
  */
 int frecd_options__parse(struct frecd_options *o, int argc, char **argv, char *err, size_t errlen);
+
+/*
+ * One configuration file key (a long option's name without the dashes) with
+ * its value, as if given on the command line: "window" "10", "probe" "...",
+ * "wakeup" "yes". Options that only make sense on the command line (config,
+ * check, dry-run, help, version) are refused. 0, or -EINVAL with one line in
+ * err (the option's own message, or "unknown key").
+ */
+int frecd_options__set(struct frecd_options *o, const char *key, const char *value,
+		       char *err, size_t errlen);
 
 /* "123", "64K", "16M", "1G" (binary multiples). 0 or -EINVAL / -ERANGE. */
 int frecd_parse_size(const char *s, __u64 *out);
