@@ -20,9 +20,12 @@ for o in $("$frecd" --help | opts); do
 	has "$man/frecd.8" "$o" || missing "frecd --help names $o, frecd.8 does not"
 done
 
-# Options that only make sense on the command line, not in frecd.conf.
-cli_only=" help version dry-run verbose config check "
-for o in $("$frecd" --help | opts | grep '^--' | sed 's/^--//'); do
+# Options that only make sense on the command line, not in frecd.conf
+# (frecd refuses them there); every other option of the OPTIONS section is a
+# key of the example file.
+cli_only=" help version dry-run config check "
+for o in $("$frecd" --help | awk '/^OPTIONS/ { on = 1; next } on && /^[A-Z]/ { exit } on' |
+		opts | grep '^--' | sed 's/^--//'); do
 	case "$cli_only" in *" $o "*) continue ;; esac
 	grep -qE "^#? ?$o = " "$conf" || missing "frecd --help names --$o, dist/frecd.conf has no '#$o = ' line"
 done
