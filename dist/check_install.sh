@@ -49,7 +49,7 @@ check_prefix() {
 	unit=$root/$p/lib/systemd/system/frecd.service
 	exec_start=$(grep '^ExecStart=' "$unit")
 	case "$exec_start" in
-	"ExecStart=/$p/sbin/frecd" | "ExecStart=/$p/sbin/frecd "*) ;;
+	"ExecStart=/$p/sbin/frecd") ;;
 	*) fail "PREFIX=/$p: the unit says '$exec_start', not /$p/sbin/frecd" ;;
 	esac
 	! grep -n '@[A-Z]*@' "$unit" > "$log" || fail "placeholders left in the unit file"
@@ -81,6 +81,8 @@ verify="skipped: no systemd-analyze"
 if command -v systemd-analyze > /dev/null; then
 	mk install PREFIX="$work/prefix" SYSCONFDIR="$work/etc"
 	unit=$work/prefix/lib/systemd/system/frecd.service
+	grep -qx "ExecStart=$work/prefix/sbin/frecd --config $work/etc/frec/frecd.conf" "$unit" ||
+		fail "SYSCONFDIR=$work/etc: the unit says '$(grep ExecStart= "$unit")'"
 	out=$(MANPATH="$work/prefix/share/man" systemd-analyze verify "$unit" 2>&1) ||
 		fail "systemd-analyze verify $unit: $out"
 	[ -z "$out" ] || fail "systemd-analyze verify $unit: $out"
