@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <frec/event.h>
+#include "frecd/status.h"
+
+#define LABEL	"%-13s "
+
+static const char *probe_kind(__u32 kind)
+{
+	switch (kind) {
+	case FREC_PROBE_UPROBE: return "uprobe";
+	case FREC_PROBE_URETPROBE: return "uretprobe";
+	case FREC_PROBE_USDT: return "usdt";
+	}
+	return "unknown";
+}
+
+static double window_span_s(const struct frecd_status *st)
+{
+	if (!st->rec.window_start_ts || st->rec.window_end_ts < st->rec.window_start_ts)
+		return 0;
+	return (st->rec.window_end_ts - st->rec.window_start_ts) / 1e9;
+}
+
+/* A probe name is the user's text: keep the line one line. */
+static void text_str(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+int frecd_status__text(const struct frecd_status *st, FILE *out)
+{
+	const struct frec_recorder_stats *r = &st->rec;
+	bool rates = st->rate_ns != 0;
+	unsigned int t, cpu, shown = 0;
+	size_t i;
+
+	fprintf(out, LABEL "pid %u, up %.1f s\n", "frecd", st->pid, st->uptime_ns / 1e9);
+	if (st->npids)
+		fprintf(out, LABEL "%u process%s (-p), %s programs\n", "recording", st->npids,
+			st->npids == 1 ? "" : "es", st->raw_tp ? "raw_tp" : "tp_btf");
+	else
+		fprintf(out, LABEL "all processes, %s programs\n", "recording",
+			st->raw_tp ? "raw_tp" : "tp_btf");
+	fprintf(out, LABEL "%llu", "events", (unsigned long long)r->events);
+	if (rates)
+		fprintf(out, ", %.0f/s over the last %.1f s", st->events_per_s, st->rate_ns / 1e9);
+	fputc('\n', out);
+	for (t = 1; t < FREC_EV__MAX; t++) {
+		const char *name = frec_type__name(t);
+
+		if (!r->events_by_type[t] || !name)
+			continue;
+		fprintf(out, "  %-18s %llu", name, (unsigned long long)r->events_by_type[t]);
+		if (rates)
+			fprintf(out, ", %.0f/s", st->events_per_s_by_type[t]);
+		fputc('\n', out);
+	}
+	fprintf(out, LABEL "%llu", "lost", (unsigned long long)st->lost);
+	if (rates)
+		fprintf(out, ", %.0f/s", st->lost_per_s);
+	for (cpu = 0; cpu < st->ncpus && st->lost_by_cpu; cpu++) {
+		if (!st->lost_by_cpu[cpu])
+			continue;
+		fprintf(out, "%scpu%u %llu", shown++ ? ", " : " (", cpu,
+			(unsigned long long)st->lost_by_cpu[cpu]);
+	}
+	fprintf(out, "%s\n", shown ? ")" : "");
+	fprintf(out, LABEL "%llu events left out by -p\n", "filtered",
+		(unsigned long long)st->filtered);
+	fprintf(out, LABEL "%.3f s, %llu bytes in %u generations (at least %.3g s, at most %llu bytes)\n",
+		"window", window_span_s(st), (unsigned long long)r->window_bytes,
+		r->window_generations, st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);
+	fprintf(out, LABEL "%llu events, %llu bytes (the generation being recorded)\n", "open",
+		(unsigned long long)r->open_events, (unsigned long long)r->open_bytes);
+	fprintf(out, LABEL "%u of %u chunks in use, %llu bytes, %llu misses\n", "pool",
+		r->chunks_in_use, r->chunks_total, (unsigned long long)r->pool_bytes,
+		(unsigned long long)r->pool_misses);
+	fprintf(out, LABEL "%llu sealed, %llu evicted, %llu evicted early\n", "generations",
+		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
+		(unsigned long long)r->early_evictions);
+	fprintf(out, LABEL "%llu written, %llu failed, %s\n", "snapshots",
+		(unsigned long long)st->snapshots, (unsigned long long)st->snapshot_failures,
+		st->snapshot_in_progress ? "one in progress" : "none in progress");
+	if (st->last_snapshot) {
+		fprintf(out, LABEL, "last");
+		text_str(out, st->last_snapshot);
+		fputc('\n', out);
+	}
+	fprintf(out, LABEL, "directory");
+	text_str(out, st->output_dir ? st->output_dir : "");
+	fputc('\n', out);
+	fprintf(out, LABEL "keep ", "retention");
+	if (st->keep)
+		fprintf(out, "%u snapshots", st->keep);
+	else
+		fprintf(out, "any number of snapshots");
+	if (st->keep_bytes)
+		fprintf(out, ", %llu bytes at most\n", (unsigned long long)st->keep_bytes);
+	else
+		fprintf(out, ", of any size\n");
+	fprintf(out, LABEL "%zu\n", "probes", st->nprobes);
+	for (i = 0; i < st->nprobes; i++) {
+		const struct frecd_status_probe *p = &st->probes[i];
+		char label[32];
+
+		snprintf(label, sizeof(label), "  probe %u", p->id);
+		fprintf(out, LABEL, label);
+		text_str(out, p->name ? p->name : "");
+		fprintf(out, " (%s), %llu hits\n", probe_kind(p->kind), (unsigned long long)p->hits);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_rate(FILE *out, bool rates, double v)
+{
+	if (rates)
+		fprintf(out, "%.1f", v);
+	else
+		fputs("null", out);
+}
+
+int frecd_status__json(const struct frecd_status *st, FILE *out)
+{
+	const struct frec_recorder_stats *r = &st->rec;
+	bool rates = st->rate_ns != 0, first = true;
+	unsigned int t, cpu;
+	size_t i;
+
+	fprintf(out, "{\"pid\":%u,\"uptime_s\":%.3f,\"programs\":\"%s\",\"pid_filter\":%u,",
+		st->pid, st->uptime_ns / 1e9, st->raw_tp ? "raw_tp" : "tp_btf", st->npids);
+	fprintf(out, "\"rate_interval_s\":%.3f,\"events\":%llu,\"events_per_s\":", st->rate_ns / 1e9,
+		(unsigned long long)r->events);
+	json_rate(out, rates, st->events_per_s);
+	fputs(",\"events_by_type\":{", out);
+	for (t = 1; t < FREC_EV__MAX; t++) {
+		const char *name = frec_type__name(t);
+
+		if (!r->events_by_type[t] || !name)
+			continue;
+		fprintf(out, "%s\"%s\":{\"count\":%llu,\"per_s\":", first ? "" : ",", name,
+			(unsigned long long)r->events_by_type[t]);
+		json_rate(out, rates, st->events_per_s_by_type[t]);
+		fputc('}', out);
+		first = false;
+	}
+	fprintf(out, "},\"lost\":%llu,\"lost_per_s\":", (unsigned long long)st->lost);
+	json_rate(out, rates, st->lost_per_s);
+	fputs(",\"lost_by_cpu\":[", out);
+	for (cpu = 0; cpu < st->ncpus && st->lost_by_cpu; cpu++)
+		fprintf(out, "%s%llu", cpu ? "," : "", (unsigned long long)st->lost_by_cpu[cpu]);
+	fprintf(out, "],\"filtered\":%llu,", (unsigned long long)st->filtered);
+	fprintf(out, "\"window\":{\"span_s\":%.3f,\"bytes\":%llu,\"generations\":%u,\"min_age_s\":%.3f,\"max_bytes\":%llu},",
+		window_span_s(st), (unsigned long long)r->window_bytes, r->window_generations,
+		st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);
+	fprintf(out, "\"open\":{\"events\":%llu,\"bytes\":%llu},", (unsigned long long)r->open_events,
+		(unsigned long long)r->open_bytes);
+	fprintf(out, "\"pool\":{\"chunks_total\":%u,\"chunks_in_use\":%u,\"bytes\":%llu,\"misses\":%llu},",
+		r->chunks_total, r->chunks_in_use, (unsigned long long)r->pool_bytes,
+		(unsigned long long)r->pool_misses);
+	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu},",
+		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
+		(unsigned long long)r->early_evictions);
+	fprintf(out, "\"snapshots\":{\"written\":%llu,\"failed\":%llu,\"in_progress\":%s,\"last\":",
+		(unsigned long long)st->snapshots, (unsigned long long)st->snapshot_failures,
+		st->snapshot_in_progress ? "true" : "false");
+	if (st->last_snapshot)
+		json_str(out, st->last_snapshot);
+	else
+		fputs("null", out);
+	fputs(",\"directory\":", out);
+	json_str(out, st->output_dir);
+	fprintf(out, "},\"retention\":{\"keep\":%u,\"keep_bytes\":%llu},\"probes\":[", st->keep,
+		(unsigned long long)st->keep_bytes);
+	for (i = 0; i < st->nprobes; i++) {
+		const struct frecd_status_probe *p = &st->probes[i];
+
+		fprintf(out, "%s{\"id\":%u,\"name\":", i ? "," : "", p->id);
+		json_str(out, p->name);
+		fprintf(out, ",\"kind\":\"%s\",\"hits\":%llu}", probe_kind(p->kind),
+			(unsigned long long)p->hits);
+	}
+	fputs("]}\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+void frecd_status__summary(const struct frecd_status *st, char *buf, size_t len)
+{
+	char rate[32] = "", lost_rate[32] = "";
+
+	if (st->rate_ns) {
+		snprintf(rate, sizeof(rate), "%.0f events/s", st->events_per_s);
+		snprintf(lost_rate, sizeof(lost_rate), " (%.0f/s)", st->lost_per_s);
+	} else {
+		snprintf(rate, sizeof(rate), "%llu events", (unsigned long long)st->rec.events);
+	}
+	snprintf(buf, len, "recording %s, %llu lost%s, window %.1f s %.1f MiB, %llu snapshots",
+		 rate, (unsigned long long)st->lost, lost_rate, window_span_s(st),
+		 st->rec.window_bytes / 1048576.0, (unsigned long long)st->snapshots);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What `frec status` shows and systemd's STATUS= says: a snapshot of frecd's
+ * counters, filled by the event loop (daemon.c) and the service glue
+ * (service.c), formatted here as aligned text, as one JSON object, or as one
+ * short line. Formatting only: no system calls, so the unit tests see every
+ * byte.
+ */
+#ifndef FRECD_STATUS_H
+#define FRECD_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <frec/recorder.h>
+
+struct frecd_status_probe {
+	__u32 id;		/* the BPF cookie, as in snapshots */
+	__u32 kind;		/* enum frec_probe_kind */
+	const char *name;	/* the spec as written */
+	__u64 hits;		/* records received since the probe was attached */
+};
+
+struct frecd_status {
+	__u32 pid;
+	__u64 uptime_ns;
+	bool raw_tp;			/* the raw_tp programs, not tp_btf */
+	__u32 npids;			/* -p filter, 0: every process */
+	struct frec_recorder_stats rec;
+	__u64 min_age_ns, max_bytes;	/* the window's limits */
+
+	/* Rates over the last rate_ns (0: not measured yet). */
+	__u64 rate_ns;
+	double events_per_s;
+	double events_per_s_by_type[FREC_EV__MAX];
+	double lost_per_s;
+
+	__u64 lost;			/* records the ring could not take, since start */
+	__u32 ncpus;
+	const __u64 *lost_by_cpu;	/* ncpus entries */
+	__u64 filtered;			/* events the -p filter left out */
+
+	__u64 snapshots, snapshot_failures;
+	bool snapshot_in_progress;
+	const char *output_dir;
+	const char *last_snapshot;	/* path of the last one written, NULL: none */
+	__u32 keep;			/* retention, 0: no limit */
+	__u64 keep_bytes;
+
+	size_t nprobes;
+	const struct frecd_status_probe *probes;
+};
+
+/* Aligned "label  value" lines, for people. 0 or -EIO. */
+int frecd_status__text(const struct frecd_status *st, FILE *out);
+/* One JSON object on one line, newline-terminated. 0 or -EIO. */
+int frecd_status__json(const struct frecd_status *st, FILE *out);
+/* One line for systemd's STATUS= and the log:
+ * "recording 12345 events/s, 0 lost (0/s), window 9.8 s 12.3 MiB, 3 snapshots" */
+void frecd_status__summary(const struct frecd_status *st, char *buf, size_t len);
+
+#endif /* FRECD_STATUS_H */

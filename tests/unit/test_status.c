@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What `frec status` prints and STATUS= says, byte for byte. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "frecd/status.h"
+
+static const __u64 lost_by_cpu[4] = { 0, 7, 0, 2 };
+static const struct frecd_status_probe probes[] = {
+	{ .id = 1, .kind = FREC_PROBE_UPROBE, .name = "func:/bin/app:handle", .hits = 40 },
+	{ .id = 2, .kind = FREC_PROBE_URETPROBE, .name = "func:/bin/app:handle", .hits = 39 },
+	{ .id = 3, .kind = FREC_PROBE_USDT, .name = "usdt:/bin/\"q\"\n:p:n", .hits = 0 },
+};
+
+static void fill(struct frecd_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->pid = 4321;
+	st->uptime_ns = 3725400000000ull;
+	st->npids = 2;
+	st->rec.events = 123456;
+	st->rec.events_by_type[FREC_EV_SCHED_SWITCH] = 100000;
+	st->rec.events_by_type[FREC_EV_SCHED_WAKING] = 23377;
+	st->rec.events_by_type[FREC_EV_UPROBE] = 40;
+	st->rec.events_by_type[FREC_EV_URETPROBE] = 39;
+	st->rec.window_start_ts = 1000000000ull;
+	st->rec.window_end_ts = 10876000000ull;
+	st->rec.window_bytes = 654321;
+	st->rec.window_generations = 10;
+	st->rec.open_events = 12;
+	st->rec.open_bytes = 70;
+	st->rec.chunks_in_use = 12;
+	st->rec.chunks_total = 1024;
+	st->rec.pool_bytes = 67108864;
+	st->rec.pool_misses = 1;
+	st->rec.generations_sealed = 123;
+	st->rec.generations_evicted = 113;
+	st->min_age_ns = 10000000000ull;
+	st->max_bytes = 67108864;
+	st->rate_ns = 1000000000ull;
+	st->events_per_s = 10234.4;
+	st->events_per_s_by_type[FREC_EV_SCHED_SWITCH] = 9000;
+	st->events_per_s_by_type[FREC_EV_SCHED_WAKING] = 1234.4;
+	st->lost = 9;
+	st->lost_per_s = 0;
+	st->ncpus = 4;
+	st->lost_by_cpu = lost_by_cpu;
+	st->filtered = 5;
+	st->snapshots = 3;
+	st->snapshot_failures = 1;
+	st->snapshot_in_progress = true;
+	st->output_dir = "/var/lib/frec";
+	st->last_snapshot = "/var/lib/frec/frec-20250101T000000.000Z.frec";
+	st->keep = 100;
+	st->keep_bytes = 1073741824;
+	st->nprobes = 3;
+	st->probes = probes;
+}
+
+static char *format(int (*fn)(const struct frecd_status *, FILE *), const struct frecd_status *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(st, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_text(void **state)
+{
+	struct frecd_status st;
+	char *s;
+
+	fill(&st);
+	s = format(frecd_status__text, &st);
+	assert_string_equal(s,
+		"frecd         pid 4321, up 3725.4 s\n"
+		"recording     2 processes (-p), tp_btf programs\n"
+		"events        123456, 10234/s over the last 1.0 s\n"
+		"  sched_switch       100000, 9000/s\n"
+		"  sched_waking       23377, 1234/s\n"
+		"  uprobe             40, 0/s\n"
+		"  uretprobe          39, 0/s\n"
+		"lost          9, 0/s (cpu1 7, cpu3 2)\n"
+		"filtered      5 events left out by -p\n"
+		"window        9.876 s, 654321 bytes in 10 generations (at least 10 s, at most 67108864 bytes)\n"
+		"open          12 events, 70 bytes (the generation being recorded)\n"
+		"pool          12 of 1024 chunks in use, 67108864 bytes, 1 misses\n"
+		"generations   123 sealed, 113 evicted, 0 evicted early\n"
+		"snapshots     3 written, 1 failed, one in progress\n"
+		"last          /var/lib/frec/frec-20250101T000000.000Z.frec\n"
+		"directory     /var/lib/frec\n"
+		"retention     keep 100 snapshots, 1073741824 bytes at most\n"
+		"probes        3\n"
+		"  probe 1     func:/bin/app:handle (uprobe), 40 hits\n"
+		"  probe 2     func:/bin/app:handle (uretprobe), 39 hits\n"
+		"  probe 3     usdt:/bin/\"q\"?:p:n (usdt), 0 hits\n");
+	free(s);
+
+	/* just started: no rates, no filter, nothing lost, no snapshot yet */
+	memset(&st, 0, sizeof(st));
+	st.pid = 1;
+	st.raw_tp = true;
+	st.output_dir = "/srv";
+	st.min_age_ns = 2500000000ull;
+	st.max_bytes = 65536;
+	st.ncpus = 2;
+	st.lost_by_cpu = (const __u64[]){ 0, 0 };
+	s = format(frecd_status__text, &st);
+	assert_string_equal(s,
+		"frecd         pid 1, up 0.0 s\n"
+		"recording     all processes, raw_tp programs\n"
+		"events        0\n"
+		"lost          0\n"
+		"filtered      0 events left out by -p\n"
+		"window        0.000 s, 0 bytes in 0 generations (at least 2.5 s, at most 65536 bytes)\n"
+		"open          0 events, 0 bytes (the generation being recorded)\n"
+		"pool          0 of 0 chunks in use, 0 bytes, 0 misses\n"
+		"generations   0 sealed, 0 evicted, 0 evicted early\n"
+		"snapshots     0 written, 0 failed, none in progress\n"
+		"directory     /srv\n"
+		"retention     keep any number of snapshots, of any size\n"
+		"probes        0\n");
+	free(s);
+}
+
+static void test_json(void **state)
+{
+	struct frecd_status st;
+	char *s;
+
+	fill(&st);
+	s = format(frecd_status__json, &st);
+	assert_string_equal(s,
+		"{\"pid\":4321,\"uptime_s\":3725.400,\"programs\":\"tp_btf\",\"pid_filter\":2,"
+		"\"rate_interval_s\":1.000,\"events\":123456,\"events_per_s\":10234.4,"
+		"\"events_by_type\":{\"sched_switch\":{\"count\":100000,\"per_s\":9000.0},"
+		"\"sched_waking\":{\"count\":23377,\"per_s\":1234.4},"
+		"\"uprobe\":{\"count\":40,\"per_s\":0.0},\"uretprobe\":{\"count\":39,\"per_s\":0.0}},"
+		"\"lost\":9,\"lost_per_s\":0.0,\"lost_by_cpu\":[0,7,0,2],\"filtered\":5,"
+		"\"window\":{\"span_s\":9.876,\"bytes\":654321,\"generations\":10,\"min_age_s\":10.000,\"max_bytes\":67108864},"
+		"\"open\":{\"events\":12,\"bytes\":70},"
+		"\"pool\":{\"chunks_total\":1024,\"chunks_in_use\":12,\"bytes\":67108864,\"misses\":1},"
+		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0},"
+		"\"snapshots\":{\"written\":3,\"failed\":1,\"in_progress\":true,"
+		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\"},"
+		"\"retention\":{\"keep\":100,\"keep_bytes\":1073741824},"
+		"\"probes\":[{\"id\":1,\"name\":\"func:/bin/app:handle\",\"kind\":\"uprobe\",\"hits\":40},"
+		"{\"id\":2,\"name\":\"func:/bin/app:handle\",\"kind\":\"uretprobe\",\"hits\":39},"
+		"{\"id\":3,\"name\":\"usdt:/bin/\\\"q\\\"\\u000a:p:n\",\"kind\":\"usdt\",\"hits\":0}]}\n");
+	free(s);
+
+	memset(&st, 0, sizeof(st));
+	st.output_dir = "/srv";
+	s = format(frecd_status__json, &st);
+	assert_string_equal(s,
+		"{\"pid\":0,\"uptime_s\":0.000,\"programs\":\"tp_btf\",\"pid_filter\":0,"
+		"\"rate_interval_s\":0.000,\"events\":0,\"events_per_s\":null,\"events_by_type\":{},"
+		"\"lost\":0,\"lost_per_s\":null,\"lost_by_cpu\":[],\"filtered\":0,"
+		"\"window\":{\"span_s\":0.000,\"bytes\":0,\"generations\":0,\"min_age_s\":0.000,\"max_bytes\":0},"
+		"\"open\":{\"events\":0,\"bytes\":0},"
+		"\"pool\":{\"chunks_total\":0,\"chunks_in_use\":0,\"bytes\":0,\"misses\":0},"
+		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0},"
+		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
+		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[]}\n");
+	free(s);
+}
+
+static void test_summary(void **state)
+{
+	struct frecd_status st;
+	char buf[256];
+
+	fill(&st);
+	frecd_status__summary(&st, buf, sizeof(buf));
+	assert_string_equal(buf, "recording 10234 events/s, 9 lost (0/s), window 9.9 s 0.6 MiB, 3 snapshots");
+	st.rate_ns = 0;
+	frecd_status__summary(&st, buf, sizeof(buf));
+	assert_string_equal(buf, "recording 123456 events, 9 lost, window 9.9 s 0.6 MiB, 3 snapshots");
+	/* cut, never overrun */
+	frecd_status__summary(&st, buf, 10);
+	assert_string_equal(buf, "recording");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
