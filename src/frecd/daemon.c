@@ -110,6 +110,7 @@ static void drain(struct daemon *d)
 static void snapshot_start(struct daemon *d)
 {
 	struct frecd_snapshot_job job;
+	char err[512];
 	int ret;
 
 	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
@@ -117,11 +118,10 @@ static void snapshot_start(struct daemon *d)
 	frec_recorder__seal(d->rec, clock_ns(CLOCK_BOOTTIME));
 
 	memset(&job, 0, sizeof(job));
-	job.dirfd = frecd_outdir__open(d->opts->output_dir);
+	job.dirfd = frecd_outdir__dirfd(d->opts->outdir, err, sizeof(err));
 	if (job.dirfd < 0) {
 		d->snapshot_failures++;
-		log_error("snapshot failed: -o %s: %s; recording goes on", d->opts->output_dir,
-			  strerror(-job.dirfd));
+		log_error("snapshot failed: %s; recording goes on", err);
 		return;
 	}
 	job.pin = frec_recorder__pin(d->rec);

@@ -18,6 +18,7 @@
 
 struct frec_recorder;
 struct frecd_bpf;
+struct frecd_outdir;
 
 /* How often the ring is drained when no threshold wakeup comes first. */
 #define FRECD_DRAIN_MS	50
@@ -28,6 +29,7 @@ struct frecd_daemon_opts {
 	int ring_fd;
 	int counters_fd;
 	const char *output_dir;
+	struct frecd_outdir *outdir;	/* -o, checked again before each snapshot */
 	__u64 ring_bytes;		/* for the drop message */
 	struct frec_config_summary config; /* written into every snapshot header */
 };

@@ -93,6 +93,7 @@ int main(int argc, char **argv)
 	struct frec_recorder *rec = NULL;
 	struct frec_probes *probes = NULL;
 	struct frecd_bpf *bpf = NULL;
+	struct frecd_outdir *outdir = NULL;
 	char err[512], sz1[32], sz2[32];
 	size_t ntgids = 0, i, n;
 	int ret, status = 1;
@@ -159,10 +160,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "frecd: %s\n", err);
 		goto out;
 	}
-	if (!opts.dry_run && frecd_outdir__prepare(opts.output_dir, err, sizeof(err))) {
-		fprintf(stderr, "frecd: %s\n", err);
-		status = EXIT_USAGE;
-		goto out;
+	if (!opts.dry_run) {
+		outdir = frecd_outdir__new(opts.output_dir, err, sizeof(err));
+		if (!outdir) {
+			fprintf(stderr, "frecd: %s\n", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
 	}
 
 	ropts.min_age_ns = opts.window_ns;
@@ -241,6 +245,7 @@ int main(int argc, char **argv)
 	dopts.ring_fd = frecd_bpf__ring_fd(bpf);
 	dopts.counters_fd = frecd_bpf__counters_fd(bpf);
 	dopts.output_dir = opts.output_dir;
+	dopts.outdir = outdir;
 	dopts.ring_bytes = opts.ring_bytes;
 	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
 	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s, %s; SIGUSR1 writes a snapshot to %s",
@@ -262,5 +267,6 @@ out:
 	frecd_bpf__destroy(bpf);
 	frec_probes__free(probes);
 	frec_recorder__free(rec);
+	frecd_outdir__free(outdir);
 	return status;
 }

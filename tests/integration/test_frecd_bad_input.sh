@@ -44,7 +44,7 @@ expect 2 "frecd: -o $WORK/no/such: cannot create it, its parent directory does n
 : > afile
 expect 2 "frecd: -o $WORK/afile: not a directory; choose a directory for the snapshots" -o "$WORK/afile"
 mkdir ro
-mount -t tmpfs -o ro,size=64k frec-test "$WORK/ro" || fail "cannot mount a read-only tmpfs"
+mount -t tmpfs -o ro,size=64k,mode=0755 frec-test "$WORK/ro" || fail "cannot mount a read-only tmpfs"
 expect 2 "frecd: -o $WORK/ro: not writable (Read-only file system); choose a writable directory" -o "$WORK/ro"
 umount "$WORK/ro"
 # created 0700 when missing

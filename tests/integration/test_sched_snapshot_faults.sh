@@ -8,7 +8,7 @@ failures() { grep -c "snapshot.* failed" "$WORK/frecd.log"; }
 
 # --- disk full ----------------------------------------------------------------
 mkdir small
-mount -t tmpfs -o size=4m frec-test "$WORK/small" || fail "cannot mount a tmpfs"
+mount -t tmpfs -o size=4m,mode=0700 frec-test "$WORK/small" || fail "cannot mount a tmpfs"
 trap 'cleanup_frecd; umount "$WORK/small" 2> /dev/null' EXIT
 start_frecd -o "$WORK/small" --max-size 1M
 dd if=/dev/zero of="$WORK/small/fill" bs=4k > /dev/null 2>&1	# fills it up
@@ -31,7 +31,7 @@ start_frecd -o "$WORK/parent/snaps"
 rm -rf "$WORK/parent"
 kill -USR1 "$FRECD_PID"
 wait_count "$WORK/frecd.log" "snapshot.* failed" 1 "the missing-directory failure"
-grep -q "No such file or directory" "$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "ENOENT not named"; }
+grep -q "its parent directory does not exist" "$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "ENOENT not named"; }
 kill -0 "$FRECD_PID" || fail "frecd died"
 # The parent is back: frecd creates the directory again itself.
 mkdir "$WORK/parent"
