@@ -1,9 +1,11 @@
 #!/bin/sh
 # /init of the test VM (busybox sh as PID 1, root file system = initramfs).
-# Mounts what frecd and the tests need, runs tests/vm/smoke.sh and then the
-# integration suite once per attach pass, prints the one line the host looks
-# for ("frec-vm: result N") and powers off. Settings come from
-# /etc/frec-vm.conf, written by tests/vm/run-vm.sh.
+# Mounts what frecd and the tests need, then for each argument (from the
+# kernel command line after "--"): "smoke" runs tests/vm/smoke.sh, "tp_btf"
+# or "raw_tp" runs the integration suite with frecd forced to that attach
+# path. Prints the one line the host looks for ("frec-vm: result N") and
+# powers off. Settings come from /etc/frec-vm.conf, written by
+# tests/vm/run-vm.sh.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 
 mount -t proc proc /proc
@@ -60,11 +62,11 @@ watchdog=$!
 # The suite runs in a child so that PID 1 stays free to reap orphans.
 (
 	rc=0
-	sh /frec/tests/vm/smoke.sh || rc=1
-	for pass in $FREC_VM_PASSES; do
+	for pass in "$@"; do
 		# frecd would pick tp_btf on 6.1 by itself and fall back to raw_tp
 		# silently; each pass forces its path so that neither hides the other.
 		case $pass in
+		smoke) sh /frec/tests/vm/smoke.sh || rc=1; continue ;;
 		tp_btf) export FREC_ATTACH=tp_btf FREC_FRECD_EXTRA_ARGS="$FREC_VM_TP_BTF_ARGS" ;;
 		raw_tp) export FREC_ATTACH=raw_tp FREC_FRECD_EXTRA_ARGS="$FREC_VM_RAW_TP_ARGS" ;;
 		*) unset FREC_ATTACH FREC_FRECD_EXTRA_ARGS ;;

@@ -14,9 +14,12 @@
 #    need (ldd, dynamic loader included), at the same paths under /frec as in
 #    the checkout; tests/vm/init.sh is /init.
 # 3. qemu-system-x86_64 boots it (single-threaded TCG unless the CPU shows
-#    vmx/svm and /dev/kvm is usable), the guest runs smoke.sh and then the suite once per
-#    attach pass, streams the results over the serial console and powers off.
-#    Exit status: 0 only when the guest printed "frec-vm: result 0".
+#    vmx/svm and /dev/kvm is usable), one VM per attach pass, as many at once
+#    as the host has CPUs. VM 1 runs smoke.sh first. Each guest runs the
+#    suite with frecd forced to its pass's attach path, prints the results on
+#    its serial console and powers off. VM 1's console streams; the others'
+#    follow when it is done.
+#    Exit status: 0 only when every guest printed "frec-vm: result 0".
 #
 # What the tests see inside the guest (besides what run.sh exports):
 #   FREC_VM=1            they run in the test VM
@@ -31,12 +34,13 @@
 # Tools inside are busybox's only (Debian's busybox has no pgrep, pkill,
 # nice, chrt).
 #
-# Host knobs: FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only),
-# FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
-# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 480),
-# FREC_VM_ACCEL (tcg|kvm, detected), FREC_VM_MEM (2G), FREC_VM_SMP (2),
-# FREC_VM_APPEND (more kernel command line), FREC_VM_KERNEL_PKG (a linux-image package name, default: cached or newest
-# 6.1), FREC_TEST_SCALE.
+# Host knobs (tests/vm/README): FREC_VM_PASSES ("tp_btf raw_tp"; "none" =
+# smoke only), FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
+# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 480), FREC_VM_ACCEL
+# (tcg|kvm, detected), FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G
+# per VM), FREC_VM_SMP (2), FREC_VM_APPEND (more kernel command line),
+# FREC_VM_KERNEL_PKG (a linux-image package; default: the cached one, else
+# the newest 6.1), FREC_TEST_SCALE.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -183,7 +187,6 @@ done
 	echo "FREC_VM=1"
 	echo "FREC_TEST_SCALE='$scale'"
 	echo "FREC_VM_KERNEL_RELEASE='$krel'"
-	echo "FREC_VM_PASSES='$PASSES'"
 	echo "FREC_VM_TP_BTF_ARGS='$TP_BTF_ARGS'"
 	echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
 	echo "FREC_VM_TESTS='$TESTS'"
@@ -210,21 +213,50 @@ else
 	# thread ran 1200 cycles without a hang, at about the same speed.
 	accel_args="-accel tcg,thread=single -cpu max"
 fi
-log=$VM/console.log
-rcfile=$VM/qemu.rc
-rm -f "$rcfile"
-# The guest's console ends lines with CR LF; the host wants plain lines.
-# shellcheck disable=SC2086
-{
+
+# The passes run in parallel VMs, one per host CPU at most: single-threaded
+# TCG keeps one host CPU busy per VM. VM 1 also runs the smoke.
+jobs=${FREC_VM_JOBS:-$(nproc)}
+npasses=$(echo "$PASSES" | wc -w)
+[ "$jobs" -le "$npasses" ] || jobs=$npasses
+[ "$jobs" -ge 1 ] || jobs=1
+i=0
+for pass in $PASSES; do
+	eval "vm_passes_$((i % jobs + 1))=\"\${vm_passes_$((i % jobs + 1)):-} $pass\""
+	i=$((i + 1))
+done
+
+# boot N: run VM N; its console goes to stdout, minus the CRs of the guest's
+# line ends, and qemu's exit status to $VM/qemu-N.rc.
+boot() {
+	eval "args=\"\${vm_passes_$1:-}\""
+	[ "$1" -eq 1 ] && args="smoke$args"
 	rc=0
+	# Everything after "--" on the kernel command line is /init's argv.
+	# shellcheck disable=SC2086
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $accel_args \
 		-m "${FREC_VM_MEM:-2G}" -smp "${FREC_VM_SMP:-2}" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial stdio -kernel "$kdir/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet ${FREC_VM_APPEND:-}" < /dev/null || rc=$?
-	echo "$rc" > "$rcfile"
-} | sed -u 's/\r$//' | tee "$log"
-qrc=$(cat "$rcfile" 2>/dev/null || echo 1)
+		-append "console=ttyS0 panic=-1 quiet ${FREC_VM_APPEND:-} -- $args" < /dev/null || rc=$?
+	echo "$rc" > "$VM/qemu-$1.rc"
+}
+
+rm -f "$VM"/qemu-*.rc "$VM"/console-*.log
+n=2
+while [ $n -le "$jobs" ]; do
+	boot $n | sed -u 's/\r$//' > "$VM/console-$n.log" &
+	n=$((n + 1))
+done
+# VM 1 streams; the others' consoles follow when it is done.
+boot 1 | sed -u 's/\r$//' | tee "$VM/console-1.log"
+wait
+n=2
+while [ $n -le "$jobs" ]; do
+	echo "test-vm: console of VM $n"
+	cat "$VM/console-$n.log"
+	n=$((n + 1))
+done
 t_end=$(now)
 
 # Totals over smoke and every pass, as one closing line.
@@ -235,15 +267,29 @@ awk '
 		if ($0 ~ /skipped/) s += w[6]
 	}
 	END { printf "test-vm: %d passed, %d failed, %d skipped\n", p, f, s }
-' "$log"
-boot=$(sed -n 's/^frec-vm: kernel .* up \([0-9.]*\)s.*/\1/p' "$log" | head -n 1)
-echo "test-vm: kernel $krel, boot ${boot:-?}s, VM $((t_end - t_built))s, total $((t_end - t_start))s"
+' "$VM"/console-*.log
+boot=$(sed -n 's/^frec-vm: kernel .* up \([0-9.]*\)s.*/\1/p' "$VM/console-1.log" | head -n 1)
+echo "test-vm: kernel $krel, $jobs VM(s), boot ${boot:-?}s, VMs $((t_end - t_built))s, total $((t_end - t_start))s"
 
-result=$(sed -n 's/.*frec-vm: result \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
-if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-	die "timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT); console log: $log"
-fi
-[ -n "$result" ] || die "the guest never reported a result (qemu exit $qrc); console log: $log"
-[ "$result" -ne 124 ] || die "the guest watchdog stopped the suite (FREC_VM_TIMEOUT=${TIMEOUT}s); console log: $log"
-[ "$result" -eq 0 ] || die "failed in the guest (result $result); console log: $log"
-exit 0
+bad=0
+n=1
+while [ $n -le "$jobs" ]; do
+	log=$VM/console-$n.log
+	qrc=$(cat "$VM/qemu-$n.rc" 2>/dev/null || echo 1)
+	result=$(sed -n 's/.*frec-vm: result \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+		echo "test-vm: VM $n timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT); console: $log" >&2
+		bad=1
+	elif [ -z "$result" ]; then
+		echo "test-vm: VM $n never reported a result (qemu exit $qrc); console: $log" >&2
+		bad=1
+	elif [ "$result" -eq 124 ]; then
+		echo "test-vm: VM $n: the guest watchdog stopped the suite (FREC_VM_TIMEOUT=${TIMEOUT}s); console: $log" >&2
+		bad=1
+	elif [ "$result" -ne 0 ]; then
+		echo "test-vm: VM $n failed (result $result); console: $log" >&2
+		bad=1
+	fi
+	n=$((n + 1))
+done
+exit $bad
