@@ -63,13 +63,14 @@ static int open_dir(const char *path, char *err, size_t errlen)
 	if (fd >= 0)
 		return fd;
 	ret = -errno;
-	/* O_NOFOLLOW on a symbolic link gives ELOOP; O_DIRECTORY on a file
-	 * ENOTDIR: tell which from what is there. */
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+	/* O_DIRECTORY | O_NOFOLLOW gives ENOTDIR for a symbolic link as for a
+	 * file: tell which from what is there. */
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		ret = -ELOOP;
 		snprintf(err, errlen,
 			 "-o %s: is a symbolic link, which frecd does not follow; give the directory itself (e.g. -o \"$(realpath %s)\")",
 			 path, path);
-	else if (ret == -ENOTDIR && !lstat(path, &st) && !S_ISDIR(st.st_mode))
+	} else if (ret == -ENOTDIR && !lstat(path, &st) && !S_ISDIR(st.st_mode))
 		snprintf(err, errlen, "-o %s: not a directory; choose a directory for the snapshots",
 			 path);
 	else
