@@ -74,6 +74,12 @@ __u64 frecd_drops__total(const struct frecd_drops *d)
 	return d->total;
 }
 
+const __u64 *frecd_drops__by_cpu(const struct frecd_drops *d, __u32 *ncpus)
+{
+	*ncpus = d->ncpus;
+	return d->seen;
+}
+
 __u64 frecd_drops__filtered(struct frecd_drops *d)
 {
 	__u32 key = FREC_CNT_FILTERED;

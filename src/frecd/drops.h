@@ -22,6 +22,8 @@ void frecd_drops__free(struct frecd_drops *d);
 long long frecd_drops__poll(struct frecd_drops *d, struct frec_recorder *rec, __u64 now);
 /* Records lost since start, summed over CPUs. */
 __u64 frecd_drops__total(const struct frecd_drops *d);
+/* Records lost since start on each CPU: *ncpus entries, valid while d lives. */
+const __u64 *frecd_drops__by_cpu(const struct frecd_drops *d, __u32 *ncpus);
 /* Events the -p filter skipped since start (not losses). */
 __u64 frecd_drops__filtered(struct frecd_drops *d);
 

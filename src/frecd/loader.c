@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,14 @@
 struct frecd_bpf {
 	struct frec_bpf *skel;
 	bool raw_tp;
+	bool has_state;			/* sched_switch passes prev_state */
+	struct frecd_bpf_opts opts;	/* as started; pids and btf_path not kept */
+	char *btf_path;
+	/* The maps, as fds of our own: the same maps outlive a reload of the
+	 * programs (frecd_bpf__set_filter()), so these never change. */
+	int ring_fd, counters_fd, filter_fd;
+	__u32 pids[FREC_MAX_PID_FILTER];	/* the filter as set */
+	size_t npids;
 	size_t nlinks;
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
@@ -134,45 +143,57 @@ static void destroy_skel(struct frecd_bpf *b)
 	b->skel = NULL;
 }
 
-/* One attempt with one set of programs: open, load, fill the filter, attach. */
-static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
-		     bool has_state, char *err, size_t errlen)
+/*
+ * Open and load one set of programs into *skelp. With reuse, the maps are
+ * reuse's (a reload of the programs: the ring, the counters and the filter
+ * stay, with what they hold); otherwise new ones.
+ */
+static int load_skel(struct frec_bpf **skelp, const struct frecd_bpf_opts *opts, bool raw_tp,
+		     bool has_state, const struct frecd_bpf *reuse, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct bpf_program *prog;
+	struct frec_bpf *skel;
 	__u64 threshold;
-	__u8 one = 1;
-	size_t i;
 	int ret;
 
-	b->raw_tp = raw_tp;
-	b->skel = frec_bpf__open_opts(&open_opts);
-	if (!b->skel) {
+	*skelp = skel = frec_bpf__open_opts(&open_opts);
+	if (!skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
-	bpf_object__for_each_program(prog, b->skel->obj) {
+	bpf_object__for_each_program(prog, skel->obj) {
 		bool wanted = is_raw_tp(prog) == raw_tp;
 
 		if (!strcmp(tracepoint_of(prog), "sched_wakeup"))
 			wanted = wanted && opts->wakeup;
 		bpf_program__set_autoload(prog, wanted);
 	}
-	ret = bpf_map__set_max_entries(b->skel->maps.events, opts->ring_bytes);
-	if (ret) {
-		snprintf(err, errlen, "cannot size the ring buffer: %s", strerror(-ret));
-		return ret;
+	if (reuse) {
+		if ((ret = bpf_map__reuse_fd(skel->maps.events, reuse->ring_fd)) ||
+		    (ret = bpf_map__reuse_fd(skel->maps.counters, reuse->counters_fd)) ||
+		    (ret = bpf_map__reuse_fd(skel->maps.pid_filter, reuse->filter_fd))) {
+			snprintf(err, errlen, "cannot share the maps with the new programs: %s",
+				 strerror(-ret));
+			return ret;
+		}
+	} else {
+		ret = bpf_map__set_max_entries(skel->maps.events, opts->ring_bytes);
+		if (ret) {
+			snprintf(err, errlen, "cannot size the ring buffer: %s", strerror(-ret));
+			return ret;
+		}
 	}
 	threshold = opts->ring_bytes / 4;
 	if (threshold > FREC_WAKEUP_THRESHOLD)
 		threshold = FREC_WAKEUP_THRESHOLD;
-	b->skel->rodata->wakeup_threshold = threshold;
-	b->skel->rodata->self_tgid = opts->self_tgid;
-	b->skel->rodata->filter_pids = opts->npids > 0;
-	b->skel->rodata->switch_has_state_arg = has_state;
+	skel->rodata->wakeup_threshold = threshold;
+	skel->rodata->self_tgid = opts->self_tgid;
+	skel->rodata->filter_pids = opts->npids > 0;
+	skel->rodata->switch_has_state_arg = has_state;
 
-	ret = frec_bpf__load(b->skel);
+	ret = frec_bpf__load(skel);
 	if (ret) {
 		if (ret == -EPERM)
 			return privileges_error(err, errlen);
@@ -181,15 +202,16 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 			 frecd_log__level() < FRECD_LOG_DEBUG ? " (run with -v for libbpf's log)" : "");
 		return ret;
 	}
-	for (i = 0; i < opts->npids; i++) {
-		ret = bpf_map__update_elem(b->skel->maps.pid_filter, &opts->pids[i], sizeof(__u32),
-					   &one, sizeof(one), BPF_ANY);
-		if (ret) {
-			snprintf(err, errlen, "cannot fill the pid filter: %s", strerror(-ret));
-			return ret;
-		}
-	}
-	bpf_object__for_each_program(prog, b->skel->obj) {
+	return 0;
+}
+
+/* Attach every program skel loaded, into b's links. */
+static int attach_all(struct frecd_bpf *b, struct frec_bpf *skel, char *err, size_t errlen)
+{
+	struct bpf_program *prog;
+	int ret;
+
+	bpf_object__for_each_program(prog, skel->obj) {
 		struct bpf_link *link;
 
 		if (!bpf_program__autoload(prog))
@@ -214,15 +236,74 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 	return 0;
 }
 
+/* Make the filter map hold exactly pids: the new ones first, then the old
+ * ones removed, so that no wanted process is left out in between. */
+static int set_filter_map(struct frecd_bpf *b, int map_fd, const __u32 *pids, size_t npids,
+			  char *err, size_t errlen)
+{
+	__u8 one = 1;
+	size_t i, j;
+
+	for (i = 0; i < npids; i++)
+		if (bpf_map_update_elem(map_fd, &pids[i], &one, BPF_ANY)) {
+			snprintf(err, errlen, "cannot fill the pid filter: %s", strerror(errno));
+			return -errno;
+		}
+	for (i = 0; i < b->npids; i++) {
+		for (j = 0; j < npids && pids[j] != b->pids[i]; j++)
+			;
+		if (j == npids && bpf_map_delete_elem(map_fd, &b->pids[i]) && errno != ENOENT) {
+			snprintf(err, errlen, "cannot update the pid filter: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	memcpy(b->pids, pids, npids * sizeof(*pids));
+	b->npids = npids;
+	return 0;
+}
+
+/* One attempt with one set of programs: open, load, fill the filter, attach. */
+static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
+		     bool has_state, char *err, size_t errlen)
+{
+	int ret;
+
+	b->raw_tp = raw_tp;
+	ret = load_skel(&b->skel, opts, raw_tp, has_state, NULL, err, errlen);
+	if (ret)
+		return ret;
+	b->npids = 0;
+	ret = set_filter_map(b, bpf_map__fd(b->skel->maps.pid_filter), opts->pids, opts->npids,
+			     err, errlen);
+	if (ret)
+		return ret;
+	return attach_all(b, b->skel, err, errlen);
+}
+
 struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
 {
 	bool has_state = switch_has_state_arg(opts->btf_path);
 	struct frecd_bpf *b;
 	int ret;
 
+	if (opts->npids > FREC_MAX_PID_FILTER) {
+		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
+		errno = E2BIG;
+		return NULL;
+	}
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
+	b->ring_fd = b->counters_fd = b->filter_fd = -1;
+	b->has_state = has_state;
+	b->opts = *opts;
+	b->opts.pids = NULL;
+	b->opts.npids = 0;
+	b->opts.btf_path = NULL;
+	if (opts->btf_path && !(b->btf_path = strdup(opts->btf_path))) {
+		free(b);
+		return NULL;
+	}
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
 	/* Even without kernel BTF (--btf), auto tries tp_btf first: the attempt
 	 * is cheap, and the fallback path is then the one every kernel takes. */
@@ -246,6 +327,17 @@ done:
 		return NULL;
 	}
 	frecd_log__forget_libbpf();
+	b->opts.btf_path = b->btf_path;
+	b->ring_fd = fcntl(bpf_map__fd(b->skel->maps.events), F_DUPFD_CLOEXEC, 3);
+	b->counters_fd = fcntl(bpf_map__fd(b->skel->maps.counters), F_DUPFD_CLOEXEC, 3);
+	b->filter_fd = fcntl(bpf_map__fd(b->skel->maps.pid_filter), F_DUPFD_CLOEXEC, 3);
+	if (b->ring_fd < 0 || b->counters_fd < 0 || b->filter_fd < 0) {
+		ret = errno;
+		snprintf(err, errlen, "cannot keep the maps' descriptors: %s", strerror(ret));
+		frecd_bpf__destroy(b);
+		errno = ret;
+		return NULL;
+	}
 	return b;
 }
 
@@ -254,17 +346,81 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 	if (!b)
 		return;
 	destroy_skel(b);
+	if (b->ring_fd >= 0)
+		close(b->ring_fd);
+	if (b->counters_fd >= 0)
+		close(b->counters_fd);
+	if (b->filter_fd >= 0)
+		close(b->filter_fd);
+	free(b->btf_path);
 	free(b);
 }
 
 int frecd_bpf__ring_fd(const struct frecd_bpf *b)
 {
-	return bpf_map__fd(b->skel->maps.events);
+	return b->ring_fd;
 }
 
 int frecd_bpf__counters_fd(const struct frecd_bpf *b)
 {
-	return bpf_map__fd(b->skel->maps.counters);
+	return b->counters_fd;
+}
+
+int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
+			  char *err, size_t errlen)
+{
+	struct frecd_bpf_opts opts = b->opts;
+	__u32 old_pids[FREC_MAX_PID_FILTER];
+	size_t old_npids = b->npids;
+	struct frec_bpf *skel = NULL;
+	char ignored[256];
+	int ret;
+
+	if (npids > FREC_MAX_PID_FILTER) {
+		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
+		return -E2BIG;
+	}
+	/* Same programs: only the map changes, atomically per pid. */
+	if ((npids > 0) == (b->npids > 0) && wakeup == b->opts.wakeup)
+		return set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
+
+	/*
+	 * Whether to filter at all, and sched_wakeup, are fixed when the
+	 * programs load (read-only data, so the verifier drops what is not
+	 * used): load a new set on the same maps, then swap the links. Between
+	 * the old set's detach and the new set's attach no event is recorded;
+	 * attaching both at once would record some twice.
+	 */
+	opts.pids = pids;
+	opts.npids = npids;
+	opts.wakeup = wakeup;
+	ret = load_skel(&skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
+	if (ret)
+		goto fail;
+	memcpy(old_pids, b->pids, old_npids * sizeof(*old_pids));
+	ret = set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
+	if (ret)
+		goto fail;
+	detach_all(b);
+	ret = attach_all(b, skel, err, errlen);
+	if (ret) {
+		/* Back to the old set, as it was. */
+		detach_all(b);
+		set_filter_map(b, b->filter_fd, old_pids, old_npids, ignored, sizeof(ignored));
+		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
+			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
+				  ignored);
+		goto fail;
+	}
+	frec_bpf__destroy(b->skel);
+	b->skel = skel;
+	b->opts.wakeup = wakeup;
+	frecd_log__forget_libbpf();
+	return 0;
+fail:
+	frecd_log__replay_libbpf();
+	frec_bpf__destroy(skel);
+	return ret;
 }
 
 bool frecd_bpf__raw_tp(const struct frecd_bpf *b)

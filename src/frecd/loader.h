@@ -41,6 +41,18 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 /* Detach and unload. */
 void frecd_bpf__destroy(struct frecd_bpf *b);
 
+/*
+ * Change the -p filter to pids (tgids; none: every process) and whether
+ * sched_wakeup is recorded, while recording: the filter map is updated in
+ * place; when filtering starts or stops, or wakeup changes, a new set of
+ * programs is loaded on the same maps and swapped in (events in the few
+ * milliseconds between are not recorded). On failure the old set stays
+ * attached. 0, or -errno with the cause in err.
+ */
+int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
+			  char *err, size_t errlen);
+
+/* The maps' descriptors; the same for frecd's whole run, reloads included. */
 int frecd_bpf__ring_fd(const struct frecd_bpf *b);
 int frecd_bpf__counters_fd(const struct frecd_bpf *b);
 bool frecd_bpf__raw_tp(const struct frecd_bpf *b);	/* the raw_tp set was loaded */
