@@ -18,6 +18,7 @@
 #define MIN_PERIOD_MS		10
 #define MAX_PERIOD_MS		600000
 #define MAX_PID			4194304	/* PID_MAX_LIMIT on 64-bit */
+#define MAX_STALL_MS		600000
 #define MAX_KEEP		1000000
 #define MAX_KEEP_BYTES		(1ull << 50)
 #define SOCKET_PATH_MAX		107	/* sizeof(sockaddr_un.sun_path) - 1 */
@@ -39,6 +40,8 @@ enum {
 	OPT_KEEP,
 	OPT_KEEP_SIZE,
 	OPT_SOCKET,
+	OPT_DEBUG_STALL_MS,
+	OPT_DEBUG_PROBES_ONLY,
 };
 
 static const struct option long_options[] = {
@@ -59,6 +62,8 @@ static const struct option long_options[] = {
 	{ "keep-size",	required_argument, NULL, OPT_KEEP_SIZE },
 	{ "socket",	required_argument, NULL, OPT_SOCKET },
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
+	{ "debug-stall-ms", required_argument, NULL, OPT_DEBUG_STALL_MS },
+	{ "debug-probes-only", no_argument, NULL, OPT_DEBUG_PROBES_ONLY },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -331,6 +336,16 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 	case OPT_DRY_RUN:
 		o->dry_run = true;
 		return 0;
+	case OPT_DEBUG_STALL_MS:
+		if (parse_uint(arg, MAX_STALL_MS, &v) || v == 0)
+			return usage_error(err, errlen,
+					   "--debug-stall-ms '%s': use a number of milliseconds from 1 to %d",
+					   arg, MAX_STALL_MS);
+		o->debug_stall_ms = v;
+		return 0;
+	case OPT_DEBUG_PROBES_ONLY:
+		o->debug_probes_only = true;
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -410,6 +425,8 @@ int frecd_options__set(struct frecd_options *o, const char *key, const char *val
 	case OPT_CHECK:
 	case OPT_DRY_RUN:
 	case OPT_VERSION:
+	case OPT_DEBUG_STALL_MS:
+	case OPT_DEBUG_PROBES_ONLY:
 	case 'h':
 		return usage_error(err, errlen,
 				   "'%s' is a command-line option, not a configuration key; remove the line",
@@ -449,7 +466,9 @@ void frecd_options__usage(FILE *out)
 "      --period MS      seal a generation this often (default 1000)\n"
 "      --ring-size SIZE BPF ring buffer, a power of two (default 16M)\n"
 "  -p, --pid PID        record only events that concern this process and its\n"
-"                       threads; repeatable\n"
+"                       threads, also those it starts later; not the processes\n"
+"                       it forks (their fork is recorded), nor a process that\n"
+"                       replaces it under a new pid; repeatable\n"
 "      --probe SPEC     also record a user function or USDT probe; repeatable:\n"
 "                       uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
 "                       func:PATH:FUNC (entry and return), usdt:PATH:PROV:NAME\n"
@@ -476,6 +495,13 @@ void frecd_options__usage(FILE *out)
 "      --version        print the version and exit\n"
 "  -h, --help           print this help and exit\n"
 "\n"
+"TESTING (command line only; they make frecd lose events on purpose)\n"
+"      --debug-stall-ms MS  SIGUSR2 stops draining the ring buffer for MS ms\n"
+"                       (a second SIGUSR2 ends the stall), so that it overflows\n"
+"      --debug-probes-only  the scheduler programs record nothing (their pid\n"
+"                       filter matches no process): only --probe records use\n"
+"                       the ring, so that their drops can be counted exactly\n"
+"\n"
 "CONFIGURATION FILE\n"
 "  One `key = value` a line; the keys are the long options without dashes:\n"
 "  output, window, max-size, period, ring-size, pid, probe, probe-args,\n"
@@ -498,6 +524,10 @@ void frecd_options__usage(FILE *out)
 "            into one more snapshot\n"
 "  SIGHUP    reload the configuration file (see above)\n"
 "  SIGTERM, SIGINT   finish a snapshot in progress, detach, exit 0\n"
+"  SIGUSR2   --debug-stall-ms only; otherwise ignored\n"
+"  All of them are blocked from the start: during start-up SIGTERM stops frecd\n"
+"  cleanly (what is attached is detached, exit 0) and SIGUSR1 is honoured\n"
+"  once frecd is ready.\n"
 "\n"
 "SYSTEMD\n"
 "  With NOTIFY_SOCKET set (Type=notify), frecd sends READY=1 once every\n"

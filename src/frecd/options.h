@@ -49,6 +49,8 @@ struct frecd_options {
 	__u32 keep;			/* --keep: snapshots kept in -o, 0: no limit */
 	__u64 keep_bytes;		/* --keep-size: their bytes, 0: no limit */
 	bool check;			/* --check: report what works here, exit */
+	__u32 debug_stall_ms;		/* --debug-stall-ms: SIGUSR2 stalls the drain */
+	bool debug_probes_only;		/* --debug-probes-only: sched programs record nothing */
 	bool dry_run;
 	int verbose;
 	bool help;
