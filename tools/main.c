@@ -21,8 +21,11 @@ static const struct command commands[] = {
 	{ "report", cmd_report, frec_report__usage,
 	  "on-CPU time, run-queue latency, probe call latency, drops" },
 	{ "export", cmd_export, frec_export__usage, "convert for Perfetto or chrome://tracing" },
-	/* Commands that talk to a running frecd over its control socket
-	 * ("snapshot", "status") go here, with their own files. */
+	/* These talk to a running frecd over its control socket (ctl.c). */
+	{ "snapshot", cmd_snapshot, frec_snapshot__usage,
+	  "ask the running frecd for a snapshot, wait, print its path" },
+	{ "status", cmd_status, frec_status__usage,
+	  "what the running frecd records: rates, drops, window, probes" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -35,7 +38,8 @@ static void usage(FILE *f)
 		"Usage: frec COMMAND [OPTIONS] [FILE]\n"
 		"       frec --help | --version\n"
 		"\n"
-		"Read the snapshots frecd writes (.frec files).\n"
+		"Read the snapshots frecd writes (.frec files), and ask a running frecd\n"
+		"for one or for its status.\n"
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
@@ -48,7 +52,9 @@ static void usage(FILE *f)
 		"  frec info snap.frec\n"
 		"  frec dump --json snap.frec | grep '\"type\":\"sched_switch\"'\n"
 		"  frec report --top 5 snap.frec\n"
-		"  frec export --format perfetto -o snap.perfetto-trace snap.frec\n");
+		"  frec export --format perfetto -o snap.perfetto-trace snap.frec\n"
+		"  sudo frec snapshot --reason 'p99 spike'\n"
+		"  sudo frec status\n");
 	frec_usage__exit_status(f);
 }
 

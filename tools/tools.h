@@ -28,12 +28,16 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 /* The usage text of each subcommand (printed by --help and on usage errors). */
 void frec_info__usage(FILE *f);
 void frec_dump__usage(FILE *f);
 void frec_report__usage(FILE *f);
 void frec_export__usage(FILE *f);
+void frec_snapshot__usage(FILE *f);
+void frec_status__usage(FILE *f);
 /* The EXIT STATUS paragraph shared by all usages. */
 void frec_usage__exit_status(FILE *f);
 
@@ -75,6 +79,12 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 			      FILE *err, struct frec_export_stats *st);
 int frec_export_chrome__run(const char *path, const struct frec_export_opts *o, FILE *out,
 			    FILE *err, struct frec_export_stats *st);
+
+/* One request to frecd's control socket (ctl.c): connect, send, print the
+ * answer's output lines to out (and the final "ok TEXT"'s TEXT when
+ * print_ok_text), the "error TEXT" to err as "cmd: TEXT". Exit status. */
+int frec_ctl__run(const char *cmd, const char *socket_path, const char *request, int timeout_s,
+		  bool print_ok_text, FILE *out, FILE *err);
 
 /* Helpers (opts.c) */
 /* "12", "12.5", "0.000001" seconds -> ns, exactly (no floating point). */
