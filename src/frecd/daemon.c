@@ -37,6 +37,7 @@ struct daemon {
 	__u64 malformed;		/* records the recorder refused */
 	__u64 drops_unlogged;		/* lost since the last drop message */
 	__u64 drops_logged_at;		/* CLOCK_BOOTTIME of that message */
+	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
 };
 
 static __u64 clock_ns(clockid_t clk)
@@ -54,6 +55,7 @@ void frecd_daemon__signals(sigset_t *set)
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR2);
 }
 
 /* The ring buffer callback: one record, straight into the recorder. */
@@ -90,6 +92,14 @@ static void log_drops(struct daemon *d, __u64 now, bool force)
 	d->drops_logged_at = now;
 }
 
+/* --debug-stall-ms: the end of a stall, by time or by a second SIGUSR2. */
+static void stall_end(struct daemon *d)
+{
+	log_info("draining the ring buffer again after a stall of %.0f ms (--debug-stall-ms)",
+		 (clock_ns(CLOCK_MONOTONIC) - d->stall_start) / 1e6);
+	d->stall_until = 0;
+}
+
 /* Everything the kernel has for us, then the drop counters. */
 static void drain(struct daemon *d)
 {
@@ -97,6 +107,11 @@ static void drain(struct daemon *d)
 	__u64 now;
 	int ret;
 
+	if (d->stall_until) {
+		if (clock_ns(CLOCK_MONOTONIC) < d->stall_until)
+			return;
+		stall_end(d);
+	}
 	ret = ring_buffer__consume(d->rb);
 	if (ret < 0)
 		log_error("reading the ring buffer: %s", strerror(-ret));
@@ -187,6 +202,25 @@ static void snapshot_done(struct daemon *d)
 	}
 }
 
+/* SIGUSR2: start a stall of the drain (the ring fills up and overflows), or
+ * end the one in progress. For tests only: recording loses events. */
+static void debug_stall(struct daemon *d)
+{
+	if (!d->opts->debug_stall_ns) {
+		log_info("SIGUSR2: ignored (only --debug-stall-ms uses it)");
+		return;
+	}
+	if (d->stall_until) {
+		stall_end(d);
+		drain(d);
+		return;
+	}
+	d->stall_start = clock_ns(CLOCK_MONOTONIC);
+	d->stall_until = d->stall_start + d->opts->debug_stall_ns;
+	log_info("SIGUSR2: not draining the ring buffer for %llu ms (--debug-stall-ms)",
+		 (unsigned long long)(d->opts->debug_stall_ns / 1000000));
+}
+
 static void on_signals(struct daemon *d)
 {
 	struct signalfd_siginfo si;
@@ -206,6 +240,9 @@ static void on_signals(struct daemon *d)
 			if (d->snapshot_pending)
 				log_info("the pending snapshot request is dropped");
 			d->snapshot_pending = false;
+			break;
+		case SIGUSR2:
+			debug_stall(d);
 			break;
 		case SIGHUP:
 			log_info("SIGHUP: reloading the configuration is not implemented yet; nothing changed");
@@ -328,6 +365,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		}
 	}
 	if (!ret) {
+		d.stall_until = 0;	/* the last drain always happens */
 		drain(&d);
 		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
 		log_summary(&d);

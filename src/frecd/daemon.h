@@ -5,7 +5,8 @@
  *    read the drop counters, let the recorder seal and evict;
  *  - the ring buffer map fd, edge-triggered: the BPF side forces a wakeup
  *    when the ring fills past a threshold;
- *  - a signalfd: SIGUSR1 snapshot, SIGTERM/SIGINT stop, SIGHUP reload;
+ *  - a signalfd: SIGUSR1 snapshot, SIGTERM/SIGINT stop, SIGHUP reload,
+ *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests);
  *  - the snapshot writer's eventfd: a snapshot is done.
  * Nothing in the loop allocates per event: records go straight from the
  * ring into the recorder.
@@ -32,6 +33,7 @@ struct frecd_daemon_opts {
 	struct frecd_outdir *outdir;	/* -o, checked again before each snapshot */
 	__u64 ring_bytes;		/* for the drop message */
 	struct frec_config_summary config; /* written into every snapshot header */
+	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
 };
 
 /* The signals the loop handles; block them (in every thread) before any

@@ -153,6 +153,15 @@ int main(int argc, char **argv)
 	bopts.self_tgid = getpid();
 	bopts.pids = tgids;
 	bopts.npids = ntgids;
+	if (opts.debug_probes_only) {
+		/* No process has this tgid (PID_MAX_LIMIT is 2^22): the filter
+		 * leaves out every scheduler event. The probes keep -p. */
+		static const __u32 no_tgid = 0xffffffffu;
+
+		bopts.pids = &no_tgid;
+		bopts.npids = 1;
+		log_warn("--debug-probes-only: the scheduler programs record nothing (a test option)");
+	}
 	bopts.wakeup = opts.wakeup;
 	bopts.attach = opts.attach;
 	bopts.btf_path = opts.btf_path;
@@ -247,6 +256,7 @@ int main(int argc, char **argv)
 	dopts.output_dir = opts.output_dir;
 	dopts.outdir = outdir;
 	dopts.ring_bytes = opts.ring_bytes;
+	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
 	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s, %s; SIGUSR1 writes a snapshot to %s",
 		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
