@@ -37,16 +37,17 @@ echo "frec-vm: kernel $(uname -r), up ${up}s, $(nproc) cpus, FREC_TEST_SCALE=$FR
 # still running, so that a hang is diagnosed from the console alone.
 dump_state() {
 	for p in /proc/[0-9]*; do
-		[ -s "$p/cmdline" ] || continue	# kernel threads
-		echo "== pid ${p#/proc/} $(awk '/^State:/ { print $2 $3 }' "$p/status") $(tr '\0' ' ' < "$p/cmdline")"
+		cmd=$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")
+		[ -n "$cmd" ] || continue	# kernel threads
+		echo "== pid ${p#/proc/} $(awk '/^State:/ { print $2 $3 }' "$p/status") $cmd"
 		sed 's/^/   /' "$p/stack" 2>/dev/null | head -n 12
 	done
-	for d in /tmp/frec-it.*; do
-		[ -d "$d" ] || continue
-		echo "== $d: $(ls "$d" | tr '\n' ' ')"
-		tail -n 30 "$d/log" 2>/dev/null | sed 's/^/   log: /'
-		tail -n 15 "$d/frecd.log" 2>/dev/null | sed 's/^/   frecd.log: /'
-	done
+	# The newest test directory is the running test's.
+	d=$(ls -dt /tmp/frec-it.* 2>/dev/null | head -n 1)
+	[ -n "$d" ] || return 0
+	echo "== $d: $(ls "$d" | tr '\n' ' ')"
+	tail -n 30 "$d/log" 2>/dev/null | sed 's/^/   log: /'
+	tail -n 15 "$d/frecd.log" 2>/dev/null | sed 's/^/   frecd.log: /'
 }
 
 # Before the host's timeout kills qemu, say where the suite is stuck.

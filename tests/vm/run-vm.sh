@@ -259,19 +259,10 @@ while [ $n -le "$jobs" ]; do
 done
 t_end=$(now)
 
-# Totals over smoke and every pass, as one closing line.
-awk '
-	match($0, /^(smoke|integration): [0-9]+ passed, [0-9]+ failed/) {
-		split(substr($0, RSTART, RLENGTH + 40), w, /[ ,]+/)
-		p += w[2]; f += w[4]
-		if ($0 ~ /skipped/) s += w[6]
-	}
-	END { printf "test-vm: %d passed, %d failed, %d skipped\n", p, f, s }
-' "$VM"/console-*.log
 boot=$(sed -n 's/^frec-vm: kernel .* up \([0-9.]*\)s.*/\1/p' "$VM/console-1.log" | head -n 1)
 echo "test-vm: kernel $krel, $jobs VM(s), boot ${boot:-?}s, VMs $((t_end - t_built))s, total $((t_end - t_start))s"
 
-bad=0
+bad=0 lost=0
 n=1
 while [ $n -le "$jobs" ]; do
 	log=$VM/console-$n.log
@@ -279,17 +270,28 @@ while [ $n -le "$jobs" ]; do
 	result=$(sed -n 's/.*frec-vm: result \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 		echo "test-vm: VM $n timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT); console: $log" >&2
-		bad=1
+		lost=$((lost + 1))
 	elif [ -z "$result" ]; then
 		echo "test-vm: VM $n never reported a result (qemu exit $qrc); console: $log" >&2
-		bad=1
+		lost=$((lost + 1))
 	elif [ "$result" -eq 124 ]; then
 		echo "test-vm: VM $n: the guest watchdog stopped the suite (FREC_VM_TIMEOUT=${TIMEOUT}s); console: $log" >&2
-		bad=1
+		lost=$((lost + 1))
 	elif [ "$result" -ne 0 ]; then
 		echo "test-vm: VM $n failed (result $result); console: $log" >&2
 		bad=1
 	fi
 	n=$((n + 1))
 done
-exit $bad
+
+# Totals over smoke and every pass as the closing line; a VM that never
+# finished its suite counts as one more failure.
+awk -v lost="$lost" '
+	match($0, /^(smoke|integration): [0-9]+ passed, [0-9]+ failed/) {
+		split(substr($0, RSTART, RLENGTH + 40), w, /[ ,]+/)
+		p += w[2]; f += w[4]
+		if ($0 ~ /skipped/) s += w[6]
+	}
+	END { printf "test-vm: %d passed, %d failed, %d skipped\n", p, f + lost, s }
+' "$VM"/console-*.log
+[ "$bad" -eq 0 ] && [ "$lost" -eq 0 ]
