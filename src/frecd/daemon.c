@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #include "frecd/options.h"
 #include "frecd/outdir.h"
 #include "frecd/proc.h"
+#include "frecd/service.h"
+#include "frecd/status.h"
 #include "frecd/writer.h"
 
 /* Drops are logged at most this often (they are always in the snapshot). */
@@ -23,7 +26,7 @@
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER };
 
-struct daemon {
+struct frecd_daemon {
 	const struct frecd_daemon_opts *opts;
 	struct frec_recorder *rec;
 	struct ring_buffer *rb;
@@ -32,6 +35,10 @@ struct daemon {
 	int epfd, tfd, sfd;
 	bool stopping;
 	bool snapshot_pending;		/* SIGUSR1 while writing: one more after */
+	__u64 snapshot_seq;		/* the last snapshot started (its number) */
+	char pending_reason[128];	/* of the first request merged into the pending one */
+	char snapshot_dir[PATH_MAX];	/* -o of the one in progress */
+	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
 	__u64 snapshot_start_ns;	/* CLOCK_MONOTONIC, of the one in progress */
 	__u64 snapshots, snapshot_failures;
 	__u64 malformed;		/* records the recorder refused */
@@ -61,13 +68,20 @@ void frecd_daemon__signals(sigset_t *set)
 /* The ring buffer callback: one record, straight into the recorder. */
 static int on_record(void *ctx, void *data, size_t len)
 {
-	struct daemon *d = ctx;
+	struct frecd_daemon *d = ctx;
 	const struct frec_rec_hdr *h = data;
 	int ret;
 
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;
+	if (h->type >= FREC_EV_UPROBE && h->type <= FREC_EV_USDT &&
+	    len >= sizeof(struct frec_rec_probe)) {
+		__u32 id = ((const struct frec_rec_probe *)data)->probe_id;
+
+		if (id < FREC_MAX_PROBES)
+			d->probe_hits[id]++;
+	}
 	/* The exec'd program's arguments, for the process table. Read now,
 	 * some milliseconds late: a process that exits that fast keeps the
 	 * command line it had before exec. */
@@ -76,7 +90,7 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void log_drops(struct daemon *d, __u64 now, bool force)
+static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
 {
 	char ring[32];
 
@@ -93,7 +107,7 @@ static void log_drops(struct daemon *d, __u64 now, bool force)
 }
 
 /* --debug-stall-ms: the end of a stall, by time or by a second SIGUSR2. */
-static void stall_end(struct daemon *d)
+static void stall_end(struct frecd_daemon *d)
 {
 	log_info("draining the ring buffer again after a stall of %.0f ms (--debug-stall-ms)",
 		 (clock_ns(CLOCK_MONOTONIC) - d->stall_start) / 1e6);
@@ -101,7 +115,7 @@ static void stall_end(struct daemon *d)
 }
 
 /* Everything the kernel has for us, then the drop counters. */
-static void drain(struct daemon *d)
+static void drain(struct frecd_daemon *d)
 {
 	long long lost;
 	__u64 now;
@@ -122,60 +136,89 @@ static void drain(struct daemon *d)
 	log_drops(d, now, false);
 }
 
-static void snapshot_start(struct daemon *d)
+/*
+ * Start snapshot number ++snapshot_seq for reason. 0, or -errno when it could
+ * not even start (logged); the service hears of it either way, now or when
+ * the writer is done.
+ */
+static int snapshot_start(struct frecd_daemon *d, const char *reason)
 {
 	struct frecd_snapshot_job job;
 	char err[512];
 	int ret;
 
+	d->snapshot_seq++;
 	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
+	snprintf(d->snapshot_dir, sizeof(d->snapshot_dir), "%s", d->opts->output_dir);
 	drain(d);
 	frec_recorder__seal(d->rec, clock_ns(CLOCK_BOOTTIME));
 
 	memset(&job, 0, sizeof(job));
 	job.dirfd = frecd_outdir__dirfd(d->opts->outdir, err, sizeof(err));
 	if (job.dirfd < 0) {
+		ret = job.dirfd;
 		d->snapshot_failures++;
 		log_error("snapshot failed: %s; recording goes on", err);
-		return;
+		goto fail;
 	}
 	job.pin = frec_recorder__pin(d->rec);
 	if (!job.pin) {
-		ret = errno;
+		ret = -errno;
 		close(job.dirfd);
 		d->snapshot_failures++;
 		log_error("snapshot failed: cannot pin the window: %s; recording goes on",
-			  strerror(ret));
-		return;
+			  strerror(-ret));
+		goto fail;
 	}
 	job.realtime_ns = clock_ns(CLOCK_REALTIME);
 	frec_header__init(&job.hdr);
 	job.hdr.config = d->opts->config;
-	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "SIGUSR1");
+	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "%s", reason);
 	ret = frecd_writer__submit(d->writer, &job);
 	if (ret) {	/* the caller checked; cannot happen */
 		frec_recorder__unpin(d->rec, job.pin);
 		close(job.dirfd);
 		log_error("snapshot failed: writer busy");
+		goto fail;
 	}
+	return 0;
+fail:
+	frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq, ret, d->snapshot_dir, NULL);
+	return ret;
 }
 
-static void snapshot_request(struct daemon *d)
+/*
+ * SIGUSR1 and the control socket: start a snapshot, or merge the request
+ * into the one that follows the snapshot being written. *seq: the number of
+ * the snapshot that answers it. 0, -ECANCELED when stopping, or -errno when
+ * the snapshot could not start.
+ */
+static int snapshot_request(struct frecd_daemon *d, const char *reason, __u64 *seq)
 {
 	if (d->stopping)
-		return;
+		return -ECANCELED;
 	if (frecd_writer__busy(d->writer)) {
 		/* Coalesced: any number of requests during a write give one
 		 * more snapshot, taken when this one is done. */
-		if (!d->snapshot_pending)
-			log_info("snapshot requested while one is being written: one more will follow");
+		if (!d->snapshot_pending) {
+			log_info("snapshot requested (%s) while one is being written: one more will follow",
+				 reason);
+			snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
+		}
 		d->snapshot_pending = true;
-		return;
+		*seq = d->snapshot_seq + 1;
+		return 0;
 	}
-	snapshot_start(d);
+	*seq = d->snapshot_seq + 1;
+	return snapshot_start(d, reason);
 }
 
-static void snapshot_done(struct daemon *d)
+int frecd_daemon__snapshot(struct frecd_daemon *d, const char *reason, __u64 *seq)
+{
+	return snapshot_request(d, reason, seq);
+}
+
+static void snapshot_done(struct frecd_daemon *d)
 {
 	struct frecd_snapshot_result res;
 	double ms;
@@ -186,25 +229,27 @@ static void snapshot_done(struct daemon *d)
 	if (res.err) {
 		d->snapshot_failures++;
 		log_error("snapshot %s/%s failed: %s; no file left behind, recording goes on",
-			  d->opts->output_dir, res.name, strerror(-res.err));
+			  d->snapshot_dir, res.name, strerror(-res.err));
 	} else {
 		d->snapshots++;
 		log_info("snapshot %s/%s: %llu events, %llu lost, %llu bytes, %.1f ms",
-			 d->opts->output_dir, res.name,
+			 d->snapshot_dir, res.name,
 			 (unsigned long long)frec_pin__events(res.pin),
 			 (unsigned long long)frec_pin__lost(res.pin),
 			 (unsigned long long)frec_pin__bytes(res.pin), ms);
 	}
 	frec_recorder__unpin(d->rec, res.pin);
+	frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq, res.err, d->snapshot_dir,
+				     res.name);
 	if (d->snapshot_pending && !d->stopping) {
 		d->snapshot_pending = false;
-		snapshot_start(d);
+		snapshot_start(d, d->pending_reason);
 	}
 }
 
 /* SIGUSR2: start a stall of the drain (the ring fills up and overflows), or
  * end the one in progress. For tests only: recording loses events. */
-static void debug_stall(struct daemon *d)
+static void debug_stall(struct frecd_daemon *d)
 {
 	if (!d->opts->debug_stall_ns) {
 		log_info("SIGUSR2: ignored (only --debug-stall-ms uses it)");
@@ -221,44 +266,52 @@ static void debug_stall(struct daemon *d)
 		 (unsigned long long)(d->opts->debug_stall_ns / 1000000));
 }
 
-static void on_signals(struct daemon *d)
+static void on_signals(struct frecd_daemon *d)
 {
 	struct signalfd_siginfo si;
 
 	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
-		case SIGUSR1:
-			snapshot_request(d);
+		case SIGUSR1: {
+			__u64 seq;
+
+			snapshot_request(d, "SIGUSR1", &seq);
 			break;
+		}
 		case SIGTERM:
 		case SIGINT:
-			if (!d->stopping)
+			if (!d->stopping) {
 				log_info("%s: stopping%s", strsignal(si.ssi_signo),
 					 frecd_writer__busy(d->writer) ?
 					 " after the snapshot in progress" : "");
+				frecd_service__stopping(d->opts->svc);
+			}
 			d->stopping = true;
-			if (d->snapshot_pending)
+			if (d->snapshot_pending) {
 				log_info("the pending snapshot request is dropped");
+				frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq + 1,
+							     -ECANCELED, d->opts->output_dir, NULL);
+			}
 			d->snapshot_pending = false;
 			break;
 		case SIGUSR2:
 			debug_stall(d);
 			break;
 		case SIGHUP:
-			log_info("SIGHUP: reloading the configuration is not implemented yet; nothing changed");
+			frecd_service__reload(d->opts->svc);
 			break;
 		}
 	}
 }
 
-static int add_fd(struct daemon *d, int fd, __u32 events, __u64 tag)
+static int add_fd(struct frecd_daemon *d, int fd, __u32 events, __u64 tag)
 {
 	struct epoll_event ev = { .events = events, .data.u64 = tag };
 
 	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-static int setup(struct daemon *d)
+static int setup(struct frecd_daemon *d)
 {
 	struct itimerspec its = {
 		.it_interval = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
@@ -292,10 +345,11 @@ static int setup(struct daemon *d)
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
 	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)))
 		return ret;
-	return 0;
+	/* The control socket, and READY=1: from here on requests are served. */
+	return frecd_service__start(d->opts->svc, d, d->epfd);
 }
 
-static void teardown(struct daemon *d)
+static void teardown(struct frecd_daemon *d)
 {
 	/* joins the writer thread after the job in progress, if any */
 	frecd_writer__free(d->writer);
@@ -309,7 +363,7 @@ static void teardown(struct daemon *d)
 		close(d->sfd);
 }
 
-static void log_summary(struct daemon *d)
+static void log_summary(struct frecd_daemon *d)
 {
 	struct frec_recorder_stats st;
 
@@ -324,7 +378,7 @@ static void log_summary(struct daemon *d)
 
 int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 {
-	struct daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1 };
+	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1 };
 	struct epoll_event evs[8];
 	__u64 expirations;
 	int i, n, ret;
@@ -351,6 +405,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				}
 				drain(&d);
 				frec_recorder__tick(d.rec, clock_ns(CLOCK_BOOTTIME));
+				frecd_service__tick(opts->svc);
 				break;
 			case TAG_RING:
 				drain(&d);
@@ -360,6 +415,9 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				break;
 			case TAG_WRITER:
 				snapshot_done(&d);
+				break;
+			default:
+				frecd_service__event(opts->svc, evs[i].data.u64, evs[i].events);
 				break;
 			}
 		}
@@ -371,6 +429,39 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		log_summary(&d);
 	}
 out:
+	frecd_service__stop(opts->svc);
 	teardown(&d);
 	return ret;
+}
+
+void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	frec_recorder__stats(d->rec, &st->rec);
+	st->raw_tp = d->opts->config.flags & FREC_CFG_RAW_TP;
+	st->npids = d->opts->config.npids;
+	st->min_age_ns = d->opts->config.min_age_ns;
+	st->max_bytes = d->opts->config.max_bytes;
+	st->lost = frecd_drops__total(d->drops);
+	st->lost_by_cpu = frecd_drops__by_cpu(d->drops, &st->ncpus);
+	st->filtered = frecd_drops__filtered(d->drops);
+	st->snapshots = d->snapshots;
+	st->snapshot_failures = d->snapshot_failures;
+	st->snapshot_in_progress = frecd_writer__busy(d->writer);
+}
+
+const __u64 *frecd_daemon__probe_hits(const struct frecd_daemon *d)
+{
+	return d->probe_hits;
+}
+
+void frecd_daemon__reset_probe_hits(struct frecd_daemon *d)
+{
+	memset(d->probe_hits, 0, sizeof(d->probe_hits));
+}
+
+void frecd_daemon__flush(struct frecd_daemon *d)
+{
+	drain(d);
+	frec_recorder__seal(d->rec, clock_ns(CLOCK_BOOTTIME));
 }

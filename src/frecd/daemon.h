@@ -20,6 +20,8 @@
 struct frec_recorder;
 struct frecd_bpf;
 struct frecd_outdir;
+struct frecd_service;
+struct frecd_status;
 
 /* How often the ring is drained when no threshold wakeup comes first. */
 #define FRECD_DRAIN_MS	50
@@ -34,6 +36,7 @@ struct frecd_daemon_opts {
 	__u64 ring_bytes;		/* for the drop message */
 	struct frec_config_summary config; /* written into every snapshot header */
 	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
+	struct frecd_service *svc;	/* socket, notify, reload, retention; may be NULL */
 };
 
 /* The signals the loop handles; block them (in every thread) before any
@@ -42,5 +45,23 @@ void frecd_daemon__signals(sigset_t *set);
 
 /* Run until SIGTERM or SIGINT. 0 on a clean stop, -errno on a failure. */
 int frecd_daemon__run(const struct frecd_daemon_opts *opts);
+
+/* For the service (service.c, reload.c), from the loop's own thread. */
+struct frecd_daemon;
+/*
+ * A snapshot, as SIGUSR1 asks for one (reason goes into its header); while
+ * one is being written, the request is merged into the next one. 0 and *seq,
+ * the number that frecd_service__snapshot_done() will report it under, or
+ * -ECANCELED (stopping) or -errno (it could not start; logged).
+ */
+int frecd_daemon__snapshot(struct frecd_daemon *d, const char *reason, __u64 *seq);
+/* The loop's counters (recorder, drops, snapshots); the rest stays zero. */
+void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st);
+/* Records received per probe id (FREC_MAX_PROBES entries), and their reset
+ * when the probes are attached again with new ids. */
+const __u64 *frecd_daemon__probe_hits(const struct frecd_daemon *d);
+void frecd_daemon__reset_probe_hits(struct frecd_daemon *d);
+/* Drain the ring and seal the open generation now. */
+void frecd_daemon__flush(struct frecd_daemon *d);
 
 #endif /* FRECD_DAEMON_H */
