@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "frecd/check.h"
+#include "frecd/loader.h"
+#include "frecd/log.h"
+
+/* The kernel's own "not supported", which leaks out of bpf(2). */
+#ifndef ENOTSUPP
+#define ENOTSUPP	524
+#endif
+#ifndef BPF_ATOMIC
+#define BPF_ATOMIC	0xc0
+#endif
+
+#define UPROBE_COOKIE	0x5eedull
+#define TRACEFS		"/sys/kernel/tracing"
+#define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"
+#define UPROBE_PMU_TYPE	"/sys/bus/event_source/devices/uprobe/type"
+
+struct check {
+	FILE *out;
+	char why[512];		/* the parenthesis of the current item */
+};
+
+static void report(struct check *c, bool ok, const char *item)
+{
+	fprintf(c->out, "%-7s  %-13s  (%s)\n", ok ? "ok" : "missing", item, c->why);
+	c->why[0] = '\0';
+}
+
+__attribute__((format(printf, 2, 3)))
+static void why(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Effective capabilities, as /proc/self/status shows them. */
+static __u64 cap_eff(void)
+{
+	char line[256];
+	__u64 caps = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7)) {
+			caps = strtoull(line + 7, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return caps;
+}
+
+/* --- tiny test programs ------------------------------------------------- */
+
+static struct bpf_insn insn(__u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
+{
+	struct bpf_insn i = { .code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm };
+
+	return i;
+}
+
+/*
+ * map[0] += 1, or += the BPF cookie: a program of any tracing type that
+ * counts its own runs, so that "ok" means it really ran.
+ */
+static size_t count_prog(struct bpf_insn *p, int map_fd, bool cookie)
+{
+	size_t n = 0, jmp, out;
+
+	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0);	/* r6 = ctx */
+	p[n++] = insn(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0);		/* key = 0 */
+	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0);
+	p[n++] = insn(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4);	/* r2 = &key */
+	p[n++] = insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map_fd);
+	p[n++] = insn(0, 0, 0, 0, 0);
+	p[n++] = insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem);
+	jmp = n;
+	p[n++] = insn(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 0, 0);		/* if !r0 goto out */
+	if (cookie) {
+		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_7, BPF_REG_0, 0, 0);
+		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_6, 0, 0);
+		p[n++] = insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_attach_cookie);
+		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
+		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_7, 0, 0);
+	} else {
+		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 1);
+	}
+	p[n++] = insn(BPF_STX | BPF_DW | BPF_ATOMIC, BPF_REG_0, BPF_REG_1, 0, BPF_ADD);
+	out = n;
+	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
+	p[n++] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	p[jmp].off = out - jmp - 1;
+	return n;
+}
+
+struct test_prog {
+	int map_fd;
+	int prog_fd;
+};
+
+static void test_prog__close(struct test_prog *t)
+{
+	if (t->prog_fd >= 0)
+		close(t->prog_fd);
+	if (t->map_fd >= 0)
+		close(t->map_fd);
+	t->prog_fd = t->map_fd = -1;
+}
+
+/* Why the kernel refused, and the fix, for the common errnos. */
+static const char *refusal(int err, const char *needs)
+{
+	static char buf[256];
+
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		snprintf(buf, sizeof(buf), "%s: permission denied; run frecd as root or give it CAP_BPF and CAP_PERFMON",
+			 strerror(err));
+		break;
+	case EINVAL:
+	case ENOTSUPP:
+	case EOPNOTSUPP:
+		snprintf(buf, sizeof(buf), "%s: this kernel does not support it; it needs %s", strerror(err),
+			 needs);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "%s; needs %s", strerror(err), needs);
+	}
+	return buf;
+}
+
+static int test_prog__load(struct test_prog *t, enum bpf_prog_type type,
+			   enum bpf_attach_type attach, __u32 btf_id, bool cookie)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach,
+		    .attach_btf_id = btf_id);
+	struct bpf_insn prog[32];
+	size_t n;
+
+	t->prog_fd = -1;
+	t->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "frec_check", sizeof(__u32), sizeof(__u64), 1,
+				   NULL);
+	if (t->map_fd < 0)
+		return -errno;
+	n = count_prog(prog, t->map_fd, cookie);
+	t->prog_fd = bpf_prog_load(type, "frec_check", "GPL", prog, n, &opts);
+	return t->prog_fd < 0 ? -errno : 0;
+}
+
+static __u64 test_prog__count(const struct test_prog *t)
+{
+	__u32 key = 0;
+	__u64 v = 0;
+
+	bpf_map_lookup_elem(t->map_fd, &key, &v);
+	return v;
+}
+
+/* Be switched out at least once: every sched_switch program then runs. */
+static void switch_out(void)
+{
+	usleep(2000);
+	usleep(2000);
+}
+
+/* --- the items -------------------------------------------------------- */
+
+static void check_kernel(struct check *c)
+{
+	struct utsname u;
+
+	if (uname(&u)) {
+		why(c, "uname: %s", strerror(errno));
+		report(c, false, "kernel");
+		return;
+	}
+	why(c, "%s %s", u.release, u.machine);
+	report(c, true, "kernel");
+}
+
+static bool check_caps(struct check *c)
+{
+	static const struct {
+		int cap;
+		const char *name, *use;
+	} caps[] = {
+		{ CAP_BPF, "CAP_BPF", "load BPF programs and create maps" },
+		{ CAP_PERFMON, "CAP_PERFMON", "attach tracing programs, read kernel memory" },
+		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes and USDT probes; before 5.8 all of BPF" },
+	};
+	__u64 eff = cap_eff();
+	size_t i;
+	bool has[3];
+
+	for (i = 0; i < 3; i++) {
+		has[i] = eff & (1ull << caps[i].cap);
+		if (has[i])
+			why(c, "effective; to %s", caps[i].use);
+		else
+			why(c, "not in the effective set (CapEff %016llx), needed to %s; run frecd as root or grant it (AmbientCapabilities= in the unit)",
+			    (unsigned long long)eff, caps[i].use);
+		report(c, has[i], caps[i].name);
+	}
+	/* Before 5.8 there is no CAP_BPF, and CAP_SYS_ADMIN covers it all. */
+	return (has[0] && has[1]) || has[2];
+}
+
+static struct btf *check_btf(struct check *c, const char *btf_path)
+{
+	struct btf *btf;
+
+	if (btf_path) {
+		btf = btf__parse(btf_path, NULL);
+		if (!btf)
+			why(c, "--btf %s: %s; give the BTF of the running kernel", btf_path, strerror(errno));
+		else
+			why(c, "--btf %s, %u types", btf_path, btf__type_cnt(btf));
+		report(c, btf != NULL, "btf");
+		return btf;
+	}
+	if (access(FRECD_KERNEL_BTF, R_OK)) {
+		why(c, "%s: %s; run a kernel built with CONFIG_DEBUG_INFO_BTF=y, or give frecd --btf FILE (raw_tp only)",
+		    FRECD_KERNEL_BTF, strerror(errno));
+		report(c, false, "btf");
+		return NULL;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		why(c, "%s does not parse: %s; the kernel's BTF is damaged or newer than libbpf %s",
+		    FRECD_KERNEL_BTF, strerror(errno), libbpf_version_string());
+	else
+		why(c, "%s, %u types", FRECD_KERNEL_BTF, btf__type_cnt(btf));
+	report(c, btf != NULL, "btf");
+	return btf;
+}
+
+static bool check_ringbuf(struct check *c)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "frec_check", 0, 0, 64 * 1024, NULL);
+
+	if (fd < 0) {
+		why(c, "creating a BPF ring buffer: %s", refusal(errno, "Linux 5.8 (BPF_MAP_TYPE_RINGBUF)"));
+		report(c, false, "ringbuf");
+		return false;
+	}
+	close(fd);
+	why(c, "a 64K BPF ring buffer map was created");
+	report(c, true, "ringbuf");
+	return true;
+}
+
+/* Attach, switch out, count; fills why. */
+static bool fired(struct check *c, struct test_prog *t, int link_fd, const char *what)
+{
+	__u64 n;
+
+	if (link_fd < 0) {
+		why(c, "%s loaded but did not attach: %s", what, refusal(errno, "a newer kernel"));
+		return false;
+	}
+	switch_out();
+	n = test_prog__count(t);
+	close(link_fd);
+	if (!n) {
+		why(c, "%s attached but never ran while this thread slept", what);
+		return false;
+	}
+	why(c, "%s loaded, attached and ran %llu times", what, (unsigned long long)n);
+	return true;
+}
+
+static bool check_tp_btf(struct check *c, const struct btf *btf)
+{
+	struct test_prog t;
+	bool ok = false;
+	int id;
+
+	if (!btf) {
+		why(c, "needs kernel BTF (see btf); frecd falls back to raw_tp with --btf FILE");
+		report(c, false, "tp_btf");
+		return false;
+	}
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	if (id <= 0) {
+		why(c, "no btf_trace_sched_switch in the BTF; frecd falls back to raw_tp");
+		report(c, false, "tp_btf");
+		return false;
+	}
+	if (test_prog__load(&t, BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, id, false))
+		why(c, "loading a tp_btf program on sched_switch: %s; frecd falls back to raw_tp",
+		    refusal(errno, "Linux 5.5 (BTF-typed tracepoints)"));
+	else
+		ok = fired(c, &t, bpf_raw_tracepoint_open(NULL, t.prog_fd), "a tp_btf program on sched_switch");
+	test_prog__close(&t);
+	report(c, ok, "tp_btf");
+	return ok;
+}
+
+static bool check_raw_tp(struct check *c)
+{
+	struct test_prog t;
+	bool ok = false;
+
+	if (test_prog__load(&t, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0, false))
+		why(c, "loading a raw_tp program: %s", refusal(errno, "Linux 4.17 (raw tracepoints)"));
+	else
+		ok = fired(c, &t, bpf_raw_tracepoint_open("sched_switch", t.prog_fd),
+			   "a raw_tp program on sched_switch");
+	test_prog__close(&t);
+	report(c, ok, "raw_tp");
+	return ok;
+}
+
+static const char *check_tracefs(struct check *c)
+{
+	static const char *const dirs[] = { TRACEFS, DEBUGFS_TRACING };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events", dirs[i]);
+		if (!access(path, R_OK)) {
+			why(c, "mounted at %s", dirs[i]);
+			report(c, true, "tracefs");
+			return dirs[i];
+		}
+	}
+	why(c, "not mounted at %s; only classic tracepoints need it, frecd does not: mount -t tracefs nodev %s",
+	    TRACEFS, TRACEFS);
+	report(c, false, "tracefs");
+	return NULL;
+}
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Run prog_fd on perf event pfd: a BPF link (5.15, carries the cookie), or
+ * the older ioctl. Returns an fd to close that keeps it attached, or -1. */
+static int attach_perf(int pfd, int prog_fd, __u64 cookie, bool *with_cookie)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .perf_event.bpf_cookie = cookie);
+	int link;
+
+	link = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &lopts);
+	if (link >= 0) {
+		*with_cookie = true;
+		close(pfd);
+		return link;
+	}
+	*with_cookie = false;
+	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0))
+		return -1;
+	return pfd;
+}
+
+static bool check_tracepoint(struct check *c, const char *tracefs)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,
+					.sample_period = 1, .wakeup_events = 1 };
+	char path[160], buf[32];
+	struct test_prog t;
+	bool ok = false, cookie;
+	FILE *f;
+	int pfd, fd;
+
+	if (!tracefs) {
+		why(c, "needs tracefs for the tracepoint's id (see tracefs); frecd uses tp_btf or raw_tp instead");
+		report(c, false, "tracepoint");
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", tracefs);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		why(c, "%s: %s; the kernel has no sched tracepoints (CONFIG_TRACEPOINTS?)", path,
+		    strerror(errno));
+		if (f)
+			fclose(f);
+		report(c, false, "tracepoint");
+		return false;
+	}
+	fclose(f);
+	attr.config = strtoull(buf, NULL, 10);
+	if (test_prog__load(&t, BPF_PROG_TYPE_TRACEPOINT, 0, 0, false)) {
+		why(c, "loading a tracepoint program: %s", refusal(errno, "Linux 4.7"));
+	} else {
+		pfd = perf_event_open(&attr, 0, -1);
+		if (pfd < 0) {
+			why(c, "perf_event_open on sched/sched_switch: %s",
+			    refusal(errno, "CONFIG_PERF_EVENTS"));
+		} else {
+			fd = attach_perf(pfd, t.prog_fd, 0, &cookie);
+			if (fd < 0)
+				close(pfd);
+			ok = fired(c, &t, fd, "a tracepoint program on sched/sched_switch");
+		}
+	}
+	test_prog__close(&t);
+	report(c, ok, "tracepoint");
+	return ok;
+}
+
+__attribute__((noinline, used))
+void frecd_check__target(void)
+{
+	/* Something the compiler cannot drop or merge. */
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/* Where a function of ours lies in its file: from /proc/self/maps, so that
+ * it works on a stripped frecd too. 0 or -errno. */
+static int code_offset(const void *fn, char *path, size_t pathlen, __u64 *offset)
+{
+	unsigned long long start, end, off;
+	uintptr_t addr = (uintptr_t)fn;
+	char line[512], perms[8], file[400];
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %399s", &start, &end, perms, &off, file) < 4)
+			continue;
+		if (addr < start || addr >= end || file[0] != '/')
+			continue;
+		snprintf(path, pathlen, "%s", file);
+		*offset = addr - start + off;
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+static bool check_uprobe(struct check *c, bool *cookies)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .sample_period = 1, .wakeup_events = 1 };
+	char path[400], buf[32];
+	struct test_prog t = { .map_fd = -1, .prog_fd = -1 };
+	__u64 offset = 0, n;
+	bool ok = false, with_cookie = false;
+	FILE *f;
+	int pfd, fd;
+
+	*cookies = false;
+	f = fopen(UPROBE_PMU_TYPE, "re");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		why(c, "%s: %s; build the kernel with CONFIG_UPROBE_EVENTS=y", UPROBE_PMU_TYPE,
+		    strerror(errno));
+		if (f)
+			fclose(f);
+		goto out;
+	}
+	fclose(f);
+	attr.type = strtoul(buf, NULL, 10);
+	if (code_offset((const void *)frecd_check__target, path, sizeof(path), &offset)) {
+		why(c, "cannot find frecd's own code in /proc/self/maps");
+		goto out;
+	}
+	attr.config1 = (__u64)(uintptr_t)path;
+	attr.config2 = offset;
+	/* The program reads its BPF cookie, as frecd's probes do (5.15). */
+	if (test_prog__load(&t, BPF_PROG_TYPE_KPROBE, 0, 0, true)) {
+		test_prog__close(&t);
+		if (test_prog__load(&t, BPF_PROG_TYPE_KPROBE, 0, 0, false)) {
+			why(c, "loading a uprobe program: %s", refusal(errno, "Linux 4.17"));
+			goto out;
+		}
+	}
+	pfd = perf_event_open(&attr, 0, -1);
+	if (pfd < 0) {
+		if (errno == EPERM || errno == EACCES)
+			why(c, "perf_event_open on %s+0x%llx: %s; recent kernels require CAP_SYS_ADMIN for uprobes: run frecd as root or give it CAP_SYS_ADMIN",
+			    path, (unsigned long long)offset, strerror(errno));
+		else
+			why(c, "perf_event_open on %s+0x%llx: %s", path, (unsigned long long)offset,
+			    strerror(errno));
+		goto out;
+	}
+	fd = attach_perf(pfd, t.prog_fd, UPROBE_COOKIE, &with_cookie);
+	if (fd < 0) {
+		why(c, "a uprobe loaded but did not attach: %s", strerror(errno));
+		close(pfd);
+		goto out;
+	}
+	frecd_check__target();
+	n = test_prog__count(&t);
+	close(fd);
+	if (with_cookie && n == UPROBE_COOKIE) {
+		*cookies = true;
+		ok = true;
+		why(c, "a uprobe on frecd's own frecd_check__target fired once, with its BPF cookie");
+	} else if (!with_cookie && n == 1) {
+		ok = true;
+		why(c, "a uprobe on frecd's own frecd_check__target fired once (no BPF cookies)");
+	} else {
+		why(c, "a uprobe on frecd's own frecd_check__target counted %llu, expected %s",
+		    (unsigned long long)n, with_cookie ? "the cookie 0x5eed" : "1 hit");
+	}
+out:
+	test_prog__close(&t);
+	report(c, ok, "uprobe");
+	return ok;
+}
+
+static bool check_usdt(struct check *c, bool uprobe, bool cookies)
+{
+	bool ok = uprobe && cookies;
+
+	if (ok)
+		why(c, "uprobes with BPF cookies work; frecd reads .note.stapsdt itself, no semaphores needed");
+	else if (!uprobe)
+		why(c, "USDT probes are uprobes (see uprobe)");
+	else
+		why(c, "uprobes work but BPF cookies do not: frecd's --probe needs them; Linux 5.15");
+	report(c, ok, "usdt");
+	return ok;
+}
+
+/* frecd's own scheduler programs, as the options configure them. */
+static bool check_programs(struct check *c, const struct frecd_options *o)
+{
+	struct frecd_bpf_opts bopts = {
+		.sz = sizeof(bopts),
+		.ring_bytes = o->ring_bytes,
+		.self_tgid = getpid(),
+		.wakeup = o->wakeup,
+		.attach = o->attach,
+		.btf_path = o->btf_path,
+	};
+	char err[512];
+	struct frecd_bpf *b;
+
+	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
+		why(c, "%s", err);
+		report(c, false, "programs");
+		return false;
+	}
+	b = frecd_bpf__start(&bopts, err, sizeof(err));
+	if (!b) {
+		why(c, "%s", err);
+		report(c, false, "programs");
+		return false;
+	}
+	why(c, "frecd's %zu scheduler programs loaded and attached with %s",
+	    frecd_bpf__nattached(b), frecd_bpf__raw_tp(b) ? "raw_tp" : "tp_btf");
+	frecd_bpf__destroy(b);
+	report(c, true, "programs");
+	return true;
+}
+
+int frecd_check__run(const struct frecd_options *o, FILE *out)
+{
+	enum frecd_log_level level = frecd_log__level();
+	struct check c = { .out = out };
+	bool caps, ring, tp_btf, raw_tp, uprobe, cookies, usdt, progs, can;
+	const char *tracefs, *first = NULL;
+	struct btf *btf;
+
+	/* The programs' own "attached" lines would drown the report. */
+	if (!o->verbose)
+		frecd_log__set_level(FRECD_LOG_WARN);
+	check_kernel(&c);
+	caps = check_caps(&c);
+	btf = check_btf(&c, o->btf_path);
+	ring = check_ringbuf(&c);
+	tp_btf = check_tp_btf(&c, btf);
+	raw_tp = check_raw_tp(&c);
+	tracefs = check_tracefs(&c);
+	check_tracepoint(&c, tracefs);
+	uprobe = check_uprobe(&c, &cookies);
+	usdt = check_usdt(&c, uprobe, cookies);
+	progs = check_programs(&c, o);
+	frecd_log__set_level(level);
+
+	if (!caps)
+		first = "privileges (CAP_BPF and CAP_PERFMON, or root)";
+	else if (!btf)
+		first = o->btf_path ? "BTF (--btf)" : "kernel BTF";
+	else if (!ring)
+		first = "the BPF ring buffer";
+	else if (o->attach == FRECD_ATTACH_TP_BTF && !tp_btf)
+		first = "tp_btf (forced by --attach tp_btf)";
+	else if (o->attach == FRECD_ATTACH_RAW_TP && !raw_tp)
+		first = "raw_tp (forced by --attach raw_tp)";
+	else if (!tp_btf && !raw_tp)
+		first = "tp_btf and raw_tp";
+	else if (!progs)
+		first = "frecd's scheduler programs";
+	else if (o->nprobes && !(uprobe && cookies && usdt))
+		first = "uprobes with BPF cookies (for the configured --probe)";
+	btf__free(btf);
+	can = !first;
+	if (can)
+		fprintf(out, "frecd can run here%s\n", o->nprobes ? ", with its probes" : "");
+	else
+		fprintf(out, "frecd cannot run here: %s missing\n", first);
+	return can ? 0 : 1;
+}
