@@ -6,7 +6,7 @@
 # path. Prints the one line the host looks for ("frec-vm: result N") and
 # powers off. Settings come from /etc/frec-vm.conf, written by
 # tests/vm/run-vm.sh.
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
+export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys

@@ -31,8 +31,8 @@
 #                        ($FREC_VM_TP_BTF_ARGS, $FREC_VM_RAW_TP_ARGS); lib.sh's
 #                        start_frecd appends them
 #   CI                   as on the host
-# Tools inside are busybox's only (Debian's busybox has no pgrep, pkill,
-# nice, chrt).
+# Tools inside are busybox's (Debian's has no pgrep, pkill, nice, chrt) and
+# protoc.
 #
 # Host knobs (tests/vm/README): FREC_VM_PASSES ("tp_btf raw_tp"; "none" =
 # smoke only), FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
@@ -40,7 +40,8 @@
 # (tcg|kvm, detected), FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G
 # per VM), FREC_VM_SMP (2), FREC_VM_APPEND (more kernel command line),
 # FREC_VM_KERNEL_PKG (a linux-image package; default: the cached one, else
-# the newest 6.1), FREC_TEST_SCALE.
+# the newest 6.1), FREC_VM_HOST_TOOLS (host programs to copy in, "protoc"),
+# FREC_TEST_SCALE.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -156,9 +157,20 @@ if [ -d "$OUTPUT/tests" ]; then
 	done
 fi
 
+# Host tools that tests use when present (test_tool_views decodes the
+# Perfetto export with protoc): copied with their libraries when found.
+extra=""
+for tool in ${FREC_VM_HOST_TOOLS-protoc}; do
+	path=$(command -v "$tool" 2>/dev/null) || continue
+	mkdir -p "$root/usr/local/bin"
+	cp -L "$path" "$root/usr/local/bin/$tool"
+	extra="$extra $root/usr/local/bin/$tool"
+done
+
 is_elf() { [ "$(od -An -tx1 -N4 "$1" 2>/dev/null | tr -d ' ')" = 7f454c46 ]; }
 libs=$(
-	find "$root/frec" -type f | while read -r f; do
+	# shellcheck disable=SC2086
+	find "$root/frec" $extra -type f | while read -r f; do
 		is_elf "$f" || continue
 		ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'
 	done | sort -u

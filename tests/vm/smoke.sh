@@ -40,6 +40,10 @@ check "kernel BTF at /sys/kernel/btf/vmlinux" have_btf
 check "bpffs mounted" have_bpffs
 check "CO-RE tp_btf/sched_switch + uprobe" "$OUTPUT/vm/smoke-bpf" tp_btf
 check "CO-RE raw_tp/sched_switch + uprobe" "$OUTPUT/vm/smoke-bpf" raw_tp
+# Host tools copied in (run-vm.sh's FREC_VM_HOST_TOOLS) find their libraries.
+for tool in /usr/local/bin/*; do
+	[ -x "$tool" ] && check "${tool##*/} --version runs" "$tool" --version
+done
 # dry_run ATTACH ARGS...: frecd loads and attaches through ATTACH and no other.
 dry_run() {
 	want=$1; shift
