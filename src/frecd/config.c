@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "frecd/config.h"
 
 struct config_line {
@@ -184,6 +185,11 @@ int frecd_config__read(const char *path, bool must_exist, struct frecd_options *
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "--config %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	/* --config /dev/null: no file, and no default file either. */
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+		ret = frecd_config__parse(path, "", 0, o, cfgp, err, errlen);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {

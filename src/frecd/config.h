@@ -50,6 +50,7 @@ int frecd_config__parse(const char *name, const char *text, size_t len,
  * otherwise 0 with *cfgp NULL (no file, nothing changed). Refuses a file that
  * is not a regular file, is too large, or that someone but root and frecd's
  * own user may write (it decides what frecd, as root, attaches to).
+ * /dev/null reads as an empty file: --config /dev/null means "no file".
  * 0, or -errno with one line in err.
  */
 int frecd_config__read(const char *path, bool must_exist, struct frecd_options *o,

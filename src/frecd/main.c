@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <frec/recorder.h>
+#include "frecd/check.h"
+#include "frecd/config.h"
 #include "frecd/daemon.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
@@ -20,10 +22,12 @@
 #include "frecd/outdir.h"
 #include "frecd/probes.h"
 #include "frecd/proc.h"
+#include "frecd/service.h"
 
 #define EXIT_USAGE	2
 
 static struct frecd_options opts;
+static struct frecd_config *cfg;	/* owns the strings of opts from the file */
 
 /* -p takes a process or one of its threads; the BPF filter works on tgids. */
 static int resolve_pids(__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
@@ -94,7 +98,8 @@ int main(int argc, char **argv)
 	struct frec_probes *probes = NULL;
 	struct frecd_bpf *bpf = NULL;
 	struct frecd_outdir *outdir = NULL;
-	char err[512], sz1[32], sz2[32];
+	struct frecd_service *svc = NULL;
+	char err[512], sz1[32], sz2[32], where[512];
 	size_t ntgids = 0, i, n;
 	int ret, status = 1;
 	sigset_t sigs;
@@ -109,8 +114,8 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	frecd_options__init(&opts);
-	if (frecd_options__parse(&opts, argc, argv, err, sizeof(err))) {
+	/* Defaults, the configuration file, then the command line on top. */
+	if (frecd_config__load_options(&opts, &cfg, argc, argv, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		return EXIT_USAGE;
 	}
@@ -124,6 +129,10 @@ int main(int argc, char **argv)
 	}
 	frecd_log__set_level(opts.verbose ? FRECD_LOG_DEBUG : FRECD_LOG_INFO);
 	frecd_log__hook_libbpf();
+	if (opts.check) {
+		status = frecd_check__run(&opts, stdout);
+		goto out;
+	}
 
 	/* Usage errors first, all of them before anything is loaded. */
 	probes = frec_probes__new();
@@ -133,7 +142,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < opts.nprobes; i++)
 		if (frec_probes__add_spec(probes, opts.probes[i], err, sizeof(err))) {
-			fprintf(stderr, "frecd: %s\n", err);
+			fprintf(stderr, "frecd: %s%s\n",
+				frecd_config__where(cfg, opts.probes[i], where, sizeof(where)), err);
 			status = EXIT_USAGE;
 			goto out;
 		}
@@ -241,6 +251,7 @@ int main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
+	frecd_service__log_probes(probes);
 
 	/* After attaching: a thread born in between is seen by its fork event. */
 	ret = frecd_proc__seed(rec);
@@ -258,6 +269,30 @@ int main(int argc, char **argv)
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
+	{
+		struct frecd_service_opts sopts = {
+			.sz = sizeof(sopts),
+			.argc = argc,
+			.argv = argv,
+			.opts = &opts,
+			.cfg = &cfg,
+			.probes = &probes,
+			.bpf = bpf,
+			.tgids = tgids,
+			.ntgids = ntgids,
+			.rec = rec,
+			.dopts = &dopts,
+		};
+
+		/* The control socket exists before "ready": a client that
+		 * waits for that line can connect. */
+		svc = frecd_service__new(&sopts, err, sizeof(err));
+		if (!svc) {
+			log_error("%s", err);
+			goto out;
+		}
+		dopts.svc = svc;
+	}
 	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s, %s; SIGUSR1 writes a snapshot to %s",
 		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
 		 frec_probes__count(probes), opts.window_ns / 1e9,
@@ -271,12 +306,15 @@ int main(int argc, char **argv)
 	if (!ret)
 		log_info("stopped");
 out:
+	frecd_service__free(svc);
 	/* Detach before anything else goes away. */
 	if (probes)
 		frec_probes__detach(probes);
 	frecd_bpf__destroy(bpf);
 	frec_probes__free(probes);
 	frec_recorder__free(rec);
-	frecd_outdir__free(outdir);
+	/* A reload may have replaced the one opened here. */
+	frecd_outdir__free(dopts.outdir ? dopts.outdir : outdir);
+	frecd_config__free(cfg);
 	return status;
 }

@@ -246,6 +246,13 @@ static void test_read(void **state)
 		 "--config %s: No such file or directory; give a readable configuration file", missing);
 	assert_string_equal(err, expect);
 
+	/* /dev/null: an empty configuration */
+	assert_int_equal(frecd_config__read("/dev/null", true, &o, &cfg, err, sizeof(err)), 0);
+	assert_non_null(cfg);
+	assert_string_equal(frecd_config__path(cfg), "/dev/null");
+	frecd_config__free(cfg);
+	cfg = NULL;
+
 	/* not a regular file */
 	assert_int_equal(frecd_config__read(dir, true, &o, &cfg, err, sizeof(err)), -EINVAL);
 	snprintf(expect, sizeof(expect), "--config %s: not a regular file; give a configuration file", dir);
