@@ -26,12 +26,16 @@ trap cleanup_frecd EXIT
 
 # start_frecd ARGS...: run frecd in the background, logging to $WORK/frecd.log,
 # and wait until it says it is ready. $FREC_FRECD_EXTRA_ARGS (set by the kernel
-# VM passes to force an attach path) come last, so they win.
+# VM passes to force an attach path) come last, so they win. Each test's frecd
+# has its own control socket, $FRECD_SOCKET, and reads no system-wide
+# configuration file; a test's own --socket or --config, given in ARGS, wins.
+FRECD_SOCKET="$WORK/frecd.sock"
 start_frecd() {
 	: > "$WORK/frecd.log"
 	# shellcheck disable=SC2086
 	# fds 3-9 closed: frecd must not keep a test's fifo or pipe open
-	"$FRECD" "$@" ${FREC_FRECD_EXTRA_ARGS:-} >> "$WORK/frecd.log" 2>&1 \
+	"$FRECD" --socket "$FRECD_SOCKET" --config /dev/null "$@" ${FREC_FRECD_EXTRA_ARGS:-} \
+		>> "$WORK/frecd.log" 2>&1 \
 		3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	FRECD_PID=$!
 	i=0
