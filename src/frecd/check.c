@@ -209,9 +209,9 @@ static bool check_caps(struct check *c)
 		int cap;
 		const char *name, *use;
 	} caps[] = {
-		{ CAP_BPF, "CAP_BPF", "load BPF programs and create maps" },
-		{ CAP_PERFMON, "CAP_PERFMON", "attach tracing programs, read kernel memory" },
-		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes and USDT probes; before 5.8 all of BPF" },
+		{ CAP_BPF, "CAP_BPF", "BPF programs and maps" },
+		{ CAP_PERFMON, "CAP_PERFMON", "tracing programs and reading kernel memory" },
+		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes and USDT probes (and all of BPF before 5.8)" },
 	};
 	__u64 eff = cap_eff();
 	size_t i;
@@ -220,9 +220,9 @@ static bool check_caps(struct check *c)
 	for (i = 0; i < 3; i++) {
 		has[i] = eff & (1ull << caps[i].cap);
 		if (has[i])
-			why(c, "effective; to %s", caps[i].use);
+			why(c, "effective; needed for %s", caps[i].use);
 		else
-			why(c, "not in the effective set (CapEff %016llx), needed to %s; run frecd as root or grant it (AmbientCapabilities= in the unit)",
+			why(c, "not in the effective set (CapEff %016llx), needed for %s; run frecd as root or grant it (AmbientCapabilities= in the unit)",
 			    (unsigned long long)eff, caps[i].use);
 		report(c, has[i], caps[i].name);
 	}
@@ -348,6 +348,11 @@ static const char *check_tracefs(struct check *c)
 			why(c, "mounted at %s", dirs[i]);
 			report(c, true, "tracefs");
 			return dirs[i];
+		}
+		if (errno == EACCES || errno == EPERM) {
+			why(c, "%s: %s; run frecd --check as root", path, strerror(errno));
+			report(c, false, "tracefs");
+			return NULL;
 		}
 	}
 	why(c, "not mounted at %s; only classic tracepoints need it, frecd does not: mount -t tracefs nodev %s",
