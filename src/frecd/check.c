@@ -552,7 +552,7 @@ static bool check_usdt(struct check *c, bool uprobe, bool cookies)
 }
 
 /* frecd's own scheduler programs, as the options configure them. */
-static bool check_programs(struct check *c, const struct frecd_options *o)
+static bool check_programs(struct check *c, const struct frecd_options *o, bool have_btf)
 {
 	struct frecd_bpf_opts bopts = {
 		.sz = sizeof(bopts),
@@ -565,6 +565,11 @@ static bool check_programs(struct check *c, const struct frecd_options *o)
 	char err[512];
 	struct frecd_bpf *b;
 
+	if (!have_btf) {
+		why(c, "CO-RE needs BTF (see btf)");
+		report(c, false, "programs");
+		return false;
+	}
 	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
 		why(c, "%s", err);
 		report(c, false, "programs");
@@ -604,7 +609,7 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 	check_tracepoint(&c, tracefs);
 	uprobe = check_uprobe(&c, &cookies);
 	usdt = check_usdt(&c, uprobe, cookies);
-	progs = check_programs(&c, o);
+	progs = check_programs(&c, o, btf != NULL);
 	frecd_log__set_level(level);
 
 	if (!caps)

@@ -1,0 +1,102 @@
+#!/bin/sh
+# frecd --check: one line per item in a fixed order, every item frecd needs
+# "ok" here (a machine the BPF tests run on), exit 0; as an unprivileged user
+# the privileges and everything that needs them are "missing", exit 1; a bad
+# --btf is named; a configuration error is a usage error.
+. "$FREC_TEST_LIB"
+
+items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs"
+line_re='^(ok|missing) +[A-Za-z_]+ +\(.+\)$'
+
+"$FRECD" --check --config /dev/null > check.out 2> check.err
+rc=$?
+[ ! -s check.err ] || { cat check.err >&2; fail "--check wrote to stderr"; }
+assert_eq "--check exit status" 0 "$rc"
+assert_eq "--check lines" 14 "$(wc -l < check.out)"
+assert_eq "--check items in order" "$items" "$(head -n 13 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "lines of the item format" 13 "$(grep -Ec "$line_re" check.out)"
+assert_eq "last line" "frecd can run here" "$(tail -n 1 check.out)"
+assert_eq "kernel" "ok       kernel         ($(uname -r) $(uname -m))" "$(awk '$2 == "kernel"' check.out)"
+
+# Everything frecd uses works here; tracefs (and the classic tracepoint that
+# needs it) may be absent (the kernel VM does not mount it) and is not needed.
+for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp uprobe usdt programs; do
+	assert_eq "$item" "ok" "$(awk -v i="$item" '$2 == i { print $1 }' check.out)"
+done
+grep -Eq '^ok       tp_btf         \(a tp_btf program on sched_switch loaded, attached and ran [1-9][0-9]* times\)$' check.out ||
+	fail "tp_btf: $(awk '$2 == "tp_btf"' check.out)"
+assert_eq "uprobe" "ok       uprobe         (a uprobe on frecd's own frecd_check__target fired once, with its BPF cookie)" \
+	"$(awk '$2 == "uprobe"' check.out)"
+grep -Eq '^ok       programs       \(frecd.s [0-9]+ scheduler programs loaded and attached with (tp_btf|raw_tp)\)$' check.out ||
+	fail "programs: $(awk '$2 == "programs"' check.out)"
+if [ -r /sys/kernel/tracing/events ] || [ -r /sys/kernel/debug/tracing/events ]; then
+	assert_eq "tracefs" "ok" "$(awk '$2 == "tracefs" { print $1 }' check.out)"
+	assert_eq "tracepoint" "ok" "$(awk '$2 == "tracepoint" { print $1 }' check.out)"
+else
+	assert_eq "tracefs" "missing  tracefs        (not mounted at /sys/kernel/tracing; only classic tracepoints need it, frecd does not: mount -t tracefs nodev /sys/kernel/tracing)" \
+		"$(awk '$2 == "tracefs"' check.out)"
+fi
+
+# --attach raw_tp is checked as configured
+"$FRECD" --check --config /dev/null --attach raw_tp > raw.out || fail "--check --attach raw_tp failed"
+grep -Eq '^ok       programs       \(frecd.s [0-9]+ scheduler programs loaded and attached with raw_tp\)$' raw.out ||
+	fail "--attach raw_tp: $(awk '$2 == "programs"' raw.out)"
+
+# A --btf that is not there
+"$FRECD" --check --config /dev/null --btf "$WORK/none.btf" > btf.out
+assert_eq "--check with a missing --btf: exit" 1 "$?"
+assert_eq "btf line" "missing  btf            (--btf $WORK/none.btf: No such file or directory; give the BTF of the running kernel)" \
+	"$(awk '$2 == "btf"' btf.out)"
+assert_eq "programs with a missing --btf" "missing  programs       (CO-RE needs BTF (see btf))" "$(awk '$2 == "programs"' btf.out)"
+assert_eq "last line with a missing --btf" "frecd cannot run here: BTF (--btf) missing" "$(tail -n 1 btf.out)"
+
+# Not root: the binary is copied where the unprivileged user can run it.
+pub=$(mktemp -d /tmp/frec-pub.XXXXXX)
+chmod 755 "$pub"
+cp "$FRECD" "$pub/frecd"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$pub/frecd" --check --config /dev/null > nobody.out 2> nobody.err
+rc=$?
+rm -rf "$pub"
+assert_eq "--check as nobody: exit" 1 "$rc"
+assert_eq "--check as nobody: lines" 14 "$(wc -l < nobody.out)"
+assert_eq "--check as nobody: items" "$items" "$(head -n 13 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs; do
+	assert_eq "$item as nobody" "missing" "$(awk -v i="$item" '$2 == i { print $1 }' nobody.out)"
+done
+grep -Eq '^missing  CAP_BPF        \(not in the effective set \(CapEff 0000000000000000\), needed for BPF programs and maps; run frecd as root or grant it \(AmbientCapabilities= in the unit\)\)$' nobody.out ||
+	fail "CAP_BPF as nobody: $(awk '$2 == "CAP_BPF"' nobody.out)"
+assert_eq "ringbuf as nobody" "missing  ringbuf        (creating a BPF ring buffer: Operation not permitted: permission denied; run frecd as root or give it CAP_BPF and CAP_PERFMON)" \
+	"$(awk '$2 == "ringbuf"' nobody.out)"
+assert_eq "programs as nobody" "missing  programs       (must run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN) to load its BPF programs: try sudo frecd)" \
+	"$(awk '$2 == "programs"' nobody.out)"
+assert_eq "verdict as nobody" "frecd cannot run here: privileges (CAP_BPF and CAP_PERFMON, or root) missing" \
+	"$(tail -n 1 nobody.out)"
+
+# Root without CAP_SYS_ADMIN: frecd runs, uprobes do not
+if setpriv --bounding-set=-sys_admin true 2> /dev/null; then
+	setpriv --inh-caps=-all --bounding-set=-sys_admin "$FRECD" --check --config /dev/null > noadmin.out
+	assert_eq "--check without CAP_SYS_ADMIN: exit" 0 "$?"
+	assert_eq "CAP_SYS_ADMIN" "missing" "$(awk '$2 == "CAP_SYS_ADMIN" { print $1 }' noadmin.out)"
+	assert_eq "uprobe without CAP_SYS_ADMIN" "missing" "$(awk '$2 == "uprobe" { print $1 }' noadmin.out)"
+	grep -q "recent kernels require CAP_SYS_ADMIN for uprobes: run frecd as root or give it CAP_SYS_ADMIN)$" noadmin.out ||
+		fail "uprobe without CAP_SYS_ADMIN: $(awk '$2 == "uprobe"' noadmin.out)"
+	assert_eq "verdict without CAP_SYS_ADMIN" "frecd can run here" "$(tail -n 1 noadmin.out)"
+	# ... unless the configuration has probes
+	printf 'probe = uprobe:%s:frecd_check__target\n' "$FRECD" > probes.conf
+	chmod 600 probes.conf
+	setpriv --inh-caps=-all --bounding-set=-sys_admin "$FRECD" --check --config probes.conf > noadmin2.out
+	assert_eq "--check with probes without CAP_SYS_ADMIN: exit" 1 "$?"
+	assert_eq "verdict with probes" "frecd cannot run here: uprobes with BPF cookies (for the configured --probe) missing" \
+		"$(tail -n 1 noadmin2.out)"
+fi
+
+# A configuration error is a usage error, before any check
+printf 'window = 10\nwindows = 10\n' > bad.conf
+chmod 600 bad.conf
+"$FRECD" --check --config bad.conf > bad.out 2> bad.err
+assert_eq "--check with a bad file: exit" 2 "$?"
+assert_eq "--check with a bad file: message" \
+	"frecd: bad.conf:2: unknown key 'windows'; the keys are frecd's long options without the dashes (see frecd --help)" \
+	"$(cat bad.err)"
+[ ! -s bad.out ] || fail "--check with a bad file printed: $(cat bad.out)"
+exit 0
