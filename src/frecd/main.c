@@ -39,11 +39,11 @@ static int resolve_pids(__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
 	for (i = 0; i < opts.npids; i++) {
 		ret = frecd_proc__tgid_of(opts.pids[i], &tgid);
 		if (ret) {
-			char where[512];
+			char where[300];
 
 			/* From the configuration file: its name and line. */
 			frecd_config__where_pid(cfg, opts.pids[i], where, sizeof(where));
-			snprintf(err, errlen, "%s%s %u: %s; check the pid with ps", where,
+			snprintf(err, errlen, "%.300s%s %u: %s; check the pid with ps", where,
 				 where[0] ? "pid" : "-p", opts.pids[i],
 				 ret == -ESRCH ? "no such process" : strerror(-ret));
 			return ret;
