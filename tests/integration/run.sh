@@ -24,14 +24,18 @@ else
 	tests=$(ls "$here"/test_*.sh 2>/dev/null | sort)
 fi
 
+limit=${FREC_TEST_TIMEOUT:-300}
 pass=0 fail=0 skip=0 n=0
 for t in $tests; do
 	n=$((n + 1))
 	name=$(basename "$t" .sh)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/frec-it.XXXXXX")
 	start=$(date +%s)
-	( cd "$work" && WORK="$work" sh "$t" ) > "$work/log" 2>&1
+	# A hung test must not cost the rest of the run: each gets a limit
+	# (not a timed assertion; a healthy test takes a fraction of it).
+	( cd "$work" && WORK="$work" timeout -s KILL "$limit" sh "$t" ) > "$work/log" 2>&1
 	rc=$?
+	[ $rc -eq 137 ] && echo "test killed after ${limit}s" >> "$work/log"
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "ok $n - $name (${secs}s)"
