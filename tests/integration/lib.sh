@@ -23,6 +23,8 @@ cleanup_frecd() {
 	FRECD_PID=""
 }
 trap cleanup_frecd EXIT
+# run.sh stops a hung test with SIGTERM: exit through the EXIT trap then.
+trap "exit 143" TERM INT
 
 # start_frecd ARGS...: run frecd in the background, logging to $WORK/frecd.log,
 # and wait until it says it is ready. $FREC_FRECD_EXTRA_ARGS (set by the kernel

@@ -33,9 +33,9 @@ for t in $tests; do
 	start=$(date +%s)
 	# A hung test must not cost the rest of the run: each gets a limit
 	# (not a timed assertion; a healthy test takes a fraction of it).
-	( cd "$work" && WORK="$work" timeout -s KILL "$limit" sh "$t" ) > "$work/log" 2>&1
+	( cd "$work" && WORK="$work" timeout -k 10 "$limit" sh "$t" ) > "$work/log" 2>&1
 	rc=$?
-	[ $rc -eq 137 ] && echo "test killed after ${limit}s" >> "$work/log"
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] || [ $rc -eq 143 ] && echo "test stopped after ${limit}s" >> "$work/log"
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "ok $n - $name (${secs}s)"
