@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <frec/recorder.h>
 #include "frecd/config.h"
 #include "frecd/daemon.h"
@@ -20,23 +23,56 @@ int frecd_reload__init(struct frecd_reload_state *rs, const struct frecd_options
 		       const __u32 *tgids, size_t ntgids)
 {
 	memset(rs, 0, sizeof(*rs));
+	rs->efd = -1;
 	if (ntgids > FRECD_MAX_PIDS)
 		return -E2BIG;
 	memcpy(rs->tgids, tgids, ntgids * sizeof(*tgids));
 	rs->ntgids = ntgids;
-	if ((o->btf_path && !(rs->boot_btf = strdup(o->btf_path))) ||
+	rs->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rs->efd < 0 ||
+	    (o->btf_path && !(rs->boot_btf = strdup(o->btf_path))) ||
 	    (o->socket_path && !(rs->boot_socket = strdup(o->socket_path)))) {
+		int ret = rs->efd < 0 ? -errno : -ENOMEM;
+
 		frecd_reload__fini(rs);
-		return -ENOMEM;
+		return ret;
 	}
 	return 0;
 }
 
+static void plan_free(struct frecd_reload_plan *p)
+{
+	frec_probes__free(p->probes);
+	frecd_outdir__free(p->outdir);
+	frecd_config__free(p->cfg);
+	p->probes = NULL;
+	p->outdir = NULL;
+	p->cfg = NULL;
+	p->old = NULL;
+}
+
 void frecd_reload__fini(struct frecd_reload_state *rs)
 {
+	if (rs->busy) {
+		pthread_join(rs->thread, NULL);
+		rs->busy = false;
+		log_info("reload dropped: frecd is stopping");
+	}
+	plan_free(&rs->plan);
+	if (rs->efd >= 0)
+		close(rs->efd);
+	rs->efd = -1;
 	free(rs->boot_btf);
 	free(rs->boot_socket);
 	rs->boot_btf = rs->boot_socket = NULL;
+}
+
+static __u64 mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -180,135 +216,202 @@ static void set_probe_table(const struct frecd_service_opts *so, const struct fr
 			  strerror(-ret));
 }
 
-int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
-		      struct frecd_daemon *d)
+/* Apply a checked plan; the old probes, if they change, are detached. */
+static int apply(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
+		 struct frecd_daemon *d)
 {
-	static __u32 tgids[FRECD_MAX_PIDS];
-	struct frecd_options *cur = so->opts, next;
-	struct frecd_outdir *outdir = NULL;
-	struct frecd_config *cfg = NULL;
-	struct frec_probes *probes = NULL, *old_probes = *so->probes;
-	char err[1024], ignored[512], where[PATH_MAX + 32], sz[32];
-	bool probes_changed, filter_changed;
-	size_t ntgids = 0, i;
-	int ret;
+	struct frecd_reload_plan *p = &rs->plan;
+	struct frecd_options *cur = so->opts;
+	bool probes_changed = p->probes != NULL;
+	char err[1024], ignored[512], sz[32];
+	size_t i;
+	int ret = 0;
 
-	log_info("SIGHUP: reloading the configuration");
-	ret = frecd_config__load_options(&next, &cfg, so->argc, so->argv, err, sizeof(err));
-	if (ret)
-		goto invalid;
-	keep_restart_only(&next, cur, rs);
-
-	/* Check everything before changing anything. */
-	probes_changed = !same_probes(&next, cur);
-	ret = resolve_pids(&next, cfg, tgids, &ntgids, err, sizeof(err));
-	if (ret)
-		goto invalid;
-	if (!same_pids(tgids, ntgids, rs->tgids, rs->ntgids))
-		probes_changed = probes_changed || next.nprobes;	/* attached per pid */
-	filter_changed = !same_pids(tgids, ntgids, rs->tgids, rs->ntgids) ||
-			 next.wakeup != cur->wakeup;
-	if (probes_changed) {
-		probes = frec_probes__new();
-		if (!probes) {
-			ret = -ENOMEM;
-			snprintf(err, sizeof(err), "out of memory");
-			goto invalid;
-		}
-		for (i = 0; i < next.nprobes; i++) {
-			char msg[768];
-
-			ret = frec_probes__add_spec(probes, next.probes[i], msg, sizeof(msg));
-			if (ret) {
-				snprintf(err, sizeof(err), "%s%s",
-					 frecd_config__where(cfg, next.probes[i], where, sizeof(where)),
-					 msg);
-				goto invalid;
-			}
-		}
-	}
-	if (!same_str(next.output_dir, cur->output_dir)) {
-		char msg[768];
-
-		outdir = frecd_outdir__new(next.output_dir, msg, sizeof(msg));
-		if (!outdir) {
-			ret = -errno;
-			snprintf(err, sizeof(err), "%s%s",
-				 frecd_config__where(cfg, next.output_dir, where, sizeof(where)), msg);
-			goto invalid;
-		}
-	}
-
-	/* Apply: the probes off first, so that their last records land in a
-	 * generation sealed under the old table. */
-	if (probes_changed)
-		frec_probes__detach(old_probes);
-	if (filter_changed) {
-		ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, next.wakeup, err, sizeof(err));
+	if (p->filter_changed) {
+		ret = frecd_bpf__set_filter(so->bpf, p->tgids, p->ntgids, p->next.wakeup, err,
+					    sizeof(err));
 		if (ret)
 			goto undo_probes;
 	}
 	if (probes_changed) {
+		__u64 t0;
+
+		/* What the old probes recorded is sealed under the old table. */
 		frecd_daemon__flush(d);
-		ret = attach_probes(probes, so, tgids, ntgids, next.probe_args, next.verbose, err,
-				    sizeof(err));
+		t0 = mono_ms();
+		ret = attach_probes(p->probes, so, p->tgids, p->ntgids, p->next.probe_args,
+				    p->next.verbose, err, sizeof(err));
 		if (ret) {
-			if (filter_changed &&
+			if (p->filter_changed &&
 			    frecd_bpf__set_filter(so->bpf, rs->tgids, rs->ntgids, cur->wakeup, ignored,
 						  sizeof(ignored)))
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
 		}
-		set_probe_table(so, probes);
+		log_debug("reload: probes attached in %llu ms", (unsigned long long)(mono_ms() - t0));
+		set_probe_table(so, p->probes);
 		frecd_daemon__reset_probe_hits(d);
-		frec_probes__free(old_probes);
-		*so->probes = probes;
-		probes = NULL;
+		frec_probes__free(p->old);
+		*so->probes = p->probes;
+		p->probes = NULL;
+		p->old = NULL;
 		frecd_service__log_probes(*so->probes);
 	}
 
 	/* Commit. */
-	memcpy(rs->tgids, tgids, ntgids * sizeof(*tgids));
-	rs->ntgids = ntgids;
-	so->dopts->config.npids = ntgids;
+	memcpy(rs->tgids, p->tgids, p->ntgids * sizeof(*p->tgids));
+	rs->ntgids = p->ntgids;
+	so->dopts->config.npids = p->ntgids;
 	memset(so->dopts->config.pids, 0, sizeof(so->dopts->config.pids));
-	for (i = 0; i < ntgids && i < sizeof(so->dopts->config.pids) / sizeof(so->dopts->config.pids[0]); i++)
-		so->dopts->config.pids[i] = tgids[i];
-	if (next.wakeup)
+	for (i = 0; i < p->ntgids && i < sizeof(so->dopts->config.pids) / sizeof(so->dopts->config.pids[0]); i++)
+		so->dopts->config.pids[i] = p->tgids[i];
+	if (p->next.wakeup)
 		so->dopts->config.flags |= FREC_CFG_WAKEUP;
 	else
 		so->dopts->config.flags &= ~FREC_CFG_WAKEUP;
-	if (outdir) {
+	if (p->outdir) {
 		frecd_outdir__free(so->dopts->outdir);
-		so->dopts->outdir = outdir;
+		so->dopts->outdir = p->outdir;
+		p->outdir = NULL;
 	}
 	/* The outdir's own copy: the old file's strings go away below. */
 	so->dopts->output_dir = frecd_outdir__path(so->dopts->outdir);
-	next.output_dir = so->dopts->output_dir;
-	frecd_log__set_level(next.verbose ? FRECD_LOG_DEBUG : FRECD_LOG_INFO);
-	*cur = next;
+	p->next.output_dir = so->dopts->output_dir;
+	frecd_log__set_level(p->next.verbose ? FRECD_LOG_DEBUG : FRECD_LOG_INFO);
+	*cur = p->next;
 	frecd_config__free(*so->cfg);
-	*so->cfg = cfg;
-	log_info("reloaded %s: %zu probes%s, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
-		 cfg ? frecd_config__path(cfg) : "(no configuration file)",
+	*so->cfg = p->cfg;
+	p->cfg = NULL;
+	log_info("reloaded %s in %llu ms: %zu probes%s, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
+		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
+		 (unsigned long long)(mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
-		 ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
+		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
 		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
+	plan_free(p);
 	return 0;
 
 undo_probes:
 	if (probes_changed) {
 		char again[512];
 
-		if (attach_probes(old_probes, so, rs->tgids, rs->ntgids, cur->probe_args,
-				  cur->verbose, again, sizeof(again)))
+		if (attach_probes(p->old, so, rs->tgids, rs->ntgids, cur->probe_args, cur->verbose,
+				  again, sizeof(again)))
 			log_error("reload: cannot attach the previous probes again: %s; restart frecd",
 				  again);
 	}
+	log_error("reload failed: %s; the running configuration stays", err);
+	plan_free(p);
+	return ret;
+}
+
+static void *detach_main(void *arg)
+{
+	struct frecd_reload_state *rs = arg;
+	__u64 one = 1, t0 = mono_ms();
+
+	frec_probes__detach(rs->plan.old);
+	rs->detach_ms = mono_ms() - t0;
+	if (write(rs->efd, &one, sizeof(one)) < 0) {
+		/* a counter far from overflow: cannot fail */
+	}
+	return NULL;
+}
+
+int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
+		      struct frecd_daemon *d)
+{
+	struct frecd_reload_plan *p = &rs->plan;
+	struct frecd_options *cur = so->opts;
+	char err[1024], where[PATH_MAX + 32];
+	bool probes_changed, pids_changed;
+	size_t i;
+	int ret;
+
+	log_info("SIGHUP: reloading the configuration");
+	plan_free(p);
+	p->start_ms = mono_ms();
+	ret = frecd_config__load_options(&p->next, &p->cfg, so->argc, so->argv, err, sizeof(err));
+	if (ret)
+		goto invalid;
+	keep_restart_only(&p->next, cur, rs);
+
+	/* Check everything before changing anything. */
+	ret = resolve_pids(&p->next, p->cfg, p->tgids, &p->ntgids, err, sizeof(err));
+	if (ret)
+		goto invalid;
+	pids_changed = !same_pids(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
+	/* Probes are attached per -p process: a new filter attaches them again. */
+	probes_changed = !same_probes(&p->next, cur) || (pids_changed && p->next.nprobes);
+	p->filter_changed = pids_changed || p->next.wakeup != cur->wakeup;
+	if (cur->debug_probes_only) {
+		/* The scheduler programs keep filtering everything out. */
+		p->filter_changed = false;
+	}
+	if (probes_changed) {
+		p->probes = frec_probes__new();
+		if (!p->probes) {
+			ret = -ENOMEM;
+			snprintf(err, sizeof(err), "out of memory");
+			goto invalid;
+		}
+		for (i = 0; i < p->next.nprobes; i++) {
+			char msg[768];
+
+			ret = frec_probes__add_spec(p->probes, p->next.probes[i], msg, sizeof(msg));
+			if (ret) {
+				snprintf(err, sizeof(err), "%s%s",
+					 frecd_config__where(p->cfg, p->next.probes[i], where,
+							     sizeof(where)), msg);
+				goto invalid;
+			}
+		}
+	}
+	if (!same_str(p->next.output_dir, cur->output_dir)) {
+		char msg[768];
+
+		p->outdir = frecd_outdir__new(p->next.output_dir, msg, sizeof(msg));
+		if (!p->outdir) {
+			ret = -errno;
+			snprintf(err, sizeof(err), "%s%s",
+				 frecd_config__where(p->cfg, p->next.output_dir, where, sizeof(where)),
+				 msg);
+			goto invalid;
+		}
+	}
+	if (!probes_changed)
+		return apply(so, rs, d);
+
+	p->old = *so->probes;
+	if (!frec_probes__count(p->old))
+		return apply(so, rs, d);	/* nothing to detach */
+	if (pthread_create(&rs->thread, NULL, detach_main, rs)) {
+		detach_main(rs);		/* the slow way, but it works */
+		return frecd_reload__continue(so, rs, d);
+	}
+	rs->busy = true;
+	return 1;
+
 invalid:
 	log_error("reload failed: %s; the running configuration stays", err);
-	frec_probes__free(probes);
-	frecd_outdir__free(outdir);
-	frecd_config__free(cfg);
+	plan_free(p);
 	return ret;
+}
+
+int frecd_reload__continue(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
+			   struct frecd_daemon *d)
+{
+	__u64 n;
+
+	if (read(rs->efd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: called directly, without the thread */
+	}
+	if (rs->busy) {
+		pthread_join(rs->thread, NULL);
+		rs->busy = false;
+	}
+	log_debug("reload: old probes detached in %llu ms, recording went on meanwhile",
+		  (unsigned long long)rs->detach_ms);
+	apply(so, rs, d);
+	return 0;
 }

@@ -15,17 +15,36 @@
  * its binary, each pid, the new -o); an error is logged as one line, with the
  * file's name and line number when the file is the cause, and the running
  * configuration stays. An attach that fails half-way puts back the old probes
- * and filter.
+ * and filter. A SIGHUP while a reload is in progress is answered by one more
+ * reload once it is done (service.c).
  */
 #ifndef FRECD_RELOAD_H
 #define FRECD_RELOAD_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "frecd/options.h"
 
 struct frecd_service_opts;
 struct frecd_daemon;
+struct frecd_config;
+struct frecd_outdir;
+struct frec_probes;
+
+/* A checked configuration, waiting to be applied. */
+struct frecd_reload_plan {
+	struct frecd_options next;
+	struct frecd_config *cfg;	/* owns next's strings from the file */
+	struct frec_probes *probes;	/* the new probes (checked, not attached), or NULL: unchanged */
+	struct frec_probes *old;	/* the probes they replace */
+	struct frecd_outdir *outdir;	/* the new -o, or NULL: unchanged */
+	__u32 tgids[FRECD_MAX_PIDS];
+	size_t ntgids;
+	bool filter_changed;
+	__u64 start_ms;
+};
 
 /* What a reload needs to remember between reloads. */
 struct frecd_reload_state {
@@ -33,16 +52,35 @@ struct frecd_reload_state {
 	size_t ntgids;
 	char *boot_btf;			/* copies of the restart-only strings */
 	char *boot_socket;		/* as frecd started */
+	/*
+	 * Detaching a uprobe waits for the kernel (an RCU grace period, some
+	 * hundred ms on a busy machine), during which the loop would not drain
+	 * the ring: the old probes are detached by a helper thread while the
+	 * loop records on (their last events still named by the old table),
+	 * and efd says when the reload can go on.
+	 */
+	int efd;
+	pthread_t thread;
+	bool busy;			/* a reload waits for its detach */
+	__u64 detach_ms;
+	struct frecd_reload_plan plan;
 };
 
-/* From the options frecd started with and its resolved filter. 0 or -ENOMEM. */
+/* From the options frecd started with and its resolved filter. 0 or -errno. */
 int frecd_reload__init(struct frecd_reload_state *rs, const struct frecd_options *o,
 		       const __u32 *tgids, size_t ntgids);
+/* Waits for a detach in progress and drops its plan. */
 void frecd_reload__fini(struct frecd_reload_state *rs);
 
-/* Reload now. 0 (applied, or nothing changed) or -errno (logged; nothing
- * changed). */
+/*
+ * Reload now. 0 when done (applied, or failed and logged: nothing changed),
+ * 1 when it goes on in the background: call frecd_reload__continue() once
+ * rs->efd is readable.
+ */
 int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
 		      struct frecd_daemon *d);
+/* The old probes are detached: apply the rest. 0 (done). */
+int frecd_reload__continue(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
+			   struct frecd_daemon *d);
 
 #endif /* FRECD_RELOAD_H */

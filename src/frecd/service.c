@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <frec/recorder.h>
 #include "frecd/control.h"
 #include "frecd/daemon.h"
@@ -32,6 +33,7 @@ struct frecd_service {
 	struct frecd_notify *notify;
 	struct frecd_daemon *d;
 	struct frecd_reload_state rs;
+	bool reload_again;		/* SIGHUP during a reload: one more after it */
 	__u64 start_ns;
 	__u64 status_sent_ns;
 	struct rate_sample sample;	/* the last one taken */
@@ -192,6 +194,12 @@ int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int ep
 	ret = frecd_control__attach(s->control, epfd, FRECD_SERVICE_TAG_BASE, &control_ops, s);
 	if (ret)
 		return ret;
+	{
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = FRECD_SERVICE_TAG_RELOAD };
+
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->rs.efd, &ev))
+			return -errno;
+	}
 	take_sample(s, &s->sample);
 	s->status_sent_ns = s->sample.ns;
 	summary(s, line, sizeof(line));
@@ -199,8 +207,15 @@ int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int ep
 	return 0;
 }
 
+static void reload_done(struct frecd_service *s);
+
 bool frecd_service__event(struct frecd_service *s, __u64 tag, __u32 events)
 {
+	if (s && tag == FRECD_SERVICE_TAG_RELOAD) {
+		frecd_reload__continue(&s->o, &s->rs, s->d);
+		reload_done(s);
+		return true;
+	}
 	if (!s || !frecd_control__owns(s->control, tag))
 		return false;
 	frecd_control__event(s->control, tag, events);
@@ -234,16 +249,35 @@ void frecd_service__tick(struct frecd_service *s)
 	}
 }
 
-void frecd_service__reload(struct frecd_service *s)
+/* A reload is over: READY=1, and the one asked for meanwhile, if any. */
+static void reload_done(struct frecd_service *s)
 {
 	char line[256];
 
-	if (!s)
-		return;
-	frecd_notify__reloading(s->notify);
-	frecd_reload__run(&s->o, &s->rs, s->d);
+	if (s->reload_again) {
+		s->reload_again = false;
+		if (frecd_reload__run(&s->o, &s->rs, s->d) == 1)
+			return;
+	}
 	summary(s, line, sizeof(line));
 	frecd_notify__ready(s->notify, line);
+}
+
+void frecd_service__reload(struct frecd_service *s)
+{
+	if (!s)
+		return;
+	if (s->rs.busy) {
+		/* Read the file again once this one is applied: it may have
+		 * changed after this reload read it. */
+		log_info("SIGHUP during a reload: one more will follow");
+		s->reload_again = true;
+		return;
+	}
+	frecd_notify__reloading(s->notify);
+	if (frecd_reload__run(&s->o, &s->rs, s->d) == 1)
+		return;	/* goes on in frecd_service__event() */
+	reload_done(s);
 }
 
 static void apply_retention(struct frecd_service *s, const char *name)

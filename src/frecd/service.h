@@ -57,6 +57,7 @@ void frecd_service__free(struct frecd_service *s);
 /* The loop is set up: serve the socket from epfd (tags from
  * FRECD_SERVICE_TAG_BASE up), tell the manager READY=1. 0 or -errno. */
 #define FRECD_SERVICE_TAG_BASE	0x100
+#define FRECD_SERVICE_TAG_RELOAD	0x200
 int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int epfd);
 /* An epoll event with a tag of ours: true if it was ours. */
 bool frecd_service__event(struct frecd_service *s, __u64 tag, __u32 events);
