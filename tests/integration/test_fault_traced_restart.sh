@@ -32,6 +32,15 @@ not_naming() {
 		END { print n + 0 }' "$1"
 }
 
+# about FILE X: the events about thread X: X is their subject, one side
+# of a switch, or the parent or child of a fork (not only their waker, nor
+# only the tgid of another thread of its process).
+about() {
+	awk -v x="$2" "$jq_awk"'
+		{ for (i = 1; i <= nk; i++) if (jget($0, k[i]) == x) { print; next } }
+		BEGIN { nk = split("pid prev_pid next_pid parent_pid child_pid old_pid", k, " ") }' "$1"
+}
+
 mkfifo ctl
 # the traced shell; "echo" after the child keeps it from exec'ing the child
 sh -c 'read line; "$0" "$0" --exit 0 > fe.out; echo done > sh.out' "$PROGS/forkexec" < ctl &
@@ -63,23 +72,18 @@ for tid in $tids; do
 	assert_eq "fork of one's thread $tid" 1 "$(jcount dump.json type=sched_process_fork child_pid="$tid")"
 done
 for tid in $tids; do
-	names dump.json "$tid" > "t$tid.json"
+	about dump.json "$tid" > "t$tid.json"
 	exit_ts=$(jvals "t$tid.json" ts type=sched_process_exit pid="$tid")
 	[ "$(wc -l < "t$tid.json")" -ge 2 ] || fail "thread $tid: no event besides its exit"
 	# after its exit: only its own last switches (out, and in again if it
-	# was preempted on the way out), and wakeups it makes on the way out
-	# (of the thread that joins it: events of that thread, which names
-	# this one only as the waker)
-	after=$(awk -v t="$exit_ts" -v x="$tid" "$jq_awk"'
-		jget($0, "ts") + 0 > t + 0 && jget($0, "type") != "sched_switch" {
-			for (i = 1; i <= nk; i++) if (jget($0, k[i]) == x) { print; next }
-		}
-		BEGIN { nk = split("pid tgid prev_pid next_pid parent_pid child_pid old_pid", k, " ") }' "t$tid.json")
+	# was preempted on the way out)
+	after=$(awk -v t="$exit_ts" "$jq_awk"'
+		jget($0, "ts") + 0 > t + 0 && jget($0, "type") != "sched_switch"' "t$tid.json")
 	assert_eq "events about $tid after its exit, other than switches" "" "$after"
 	last=$(tail -n 1 "t$tid.json")
 	case $last in
 	*'"type":"sched_switch"'*"\"prev_pid\":$tid,"*) ;;
-	*) fail "thread $tid: its last event is not its switch out: $last" ;;
+	*) fail "thread $tid: the last event about it is not its switch out: $last" ;;
 	esac
 done
 
