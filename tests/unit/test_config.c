@@ -356,6 +356,35 @@ static void test_command_line_wins(void **state)
 	assert_string_equal(err, "--config '': empty file name; use e.g. --config /etc/frec/frecd.conf");
 }
 
+static void test_new_options(void **state)
+{
+	char longpath[160];
+
+	/* the command-line side of the keys the file also takes */
+	assert_int_equal(load("--config", "/dev/null", "--keep", "0", "--keep-size", "0",
+			      "--socket", "/run/x/y.sock", "--check", NULL), 0);
+	assert_int_equal(o.keep, 0);
+	assert_int_equal(o.keep_bytes, 0);
+	assert_string_equal(o.socket_path, "/run/x/y.sock");
+	assert_true(o.check);
+	assert_int_equal(load("--config", "/dev/null", "--keep", "1000001", NULL), -EINVAL);
+	assert_string_equal(err, "--keep '1000001': use a number of snapshots from 0 (no limit) to 1000000");
+	assert_int_equal(load("--config", "/dev/null", "--keep-size", "2048G", NULL), 0);
+	assert_int_equal(o.keep_bytes, 2048ull << 30);
+	assert_int_equal(load("--config", "/dev/null", "--keep-size", "1048577G", NULL), -EINVAL);
+	assert_string_equal(err, "--keep-size 1048577G: out of range; use 0 to 1048576G");
+	assert_int_equal(load("--config", "/dev/null", "--socket", "frecd.sock", NULL), -EINVAL);
+	assert_string_equal(err, "--socket 'frecd.sock': not an absolute path; use e.g. --socket /run/frec/frecd.sock");
+	memset(longpath, 'a', sizeof(longpath));
+	longpath[0] = '/';
+	longpath[108] = '\0';	/* 108 bytes: one more than sun_path holds */
+	assert_int_equal(load("--config", "/dev/null", "--socket", longpath, NULL), -EINVAL);
+	assert_memory_equal(err, "--socket /aaa", 13);
+	assert_non_null(strstr(err, ": longer than a unix socket path may be (107 bytes); choose a shorter path"));
+	longpath[107] = '\0';
+	assert_int_equal(load("--config", "/dev/null", "--socket", longpath, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_too_large, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_command_line_wins, setup_dir, teardown_dir),
+		cmocka_unit_test_teardown(test_new_options, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
