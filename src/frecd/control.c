@@ -31,6 +31,7 @@ struct client {
 	size_t outlen, outoff;
 	__u64 seq;		/* CLIENT_WAIT: the snapshot that answers */
 	__u64 deadline_ms;	/* CLIENT_READ, CLIENT_WRITE */
+	__u32 gen;		/* in the epoll tag's high half: see client_tag() */
 };
 
 struct frecd_control {
@@ -190,8 +191,20 @@ fail:
 	return NULL;
 }
 
+/*
+ * A slot's epoll tag carries the slot's generation: an event that was
+ * already fetched for a connection closed meanwhile (in the same epoll_wait
+ * batch) must not act on the next connection in that slot.
+ */
+static __u64 client_tag(const struct frecd_control *c, const struct client *cl)
+{
+	return (c->tag_base + 1 + (cl - c->clients)) | ((__u64)cl->gen << 32);
+}
+
 static void client_close(struct frecd_control *c, struct client *cl)
 {
+	__u32 gen = cl->gen + 1;
+
 	if (cl->fd >= 0) {
 		if (c->epfd >= 0)
 			epoll_ctl(c->epfd, EPOLL_CTL_DEL, cl->fd, NULL);
@@ -201,13 +214,14 @@ static void client_close(struct frecd_control *c, struct client *cl)
 	memset(cl, 0, sizeof(*cl));
 	cl->fd = -1;
 	cl->state = CLIENT_FREE;
+	cl->gen = gen;
 }
 
 static void client_watch(struct frecd_control *c, struct client *cl, __u32 events)
 {
 	struct epoll_event ev = {
 		.events = events,
-		.data.u64 = c->tag_base + 1 + (cl - c->clients),
+		.data.u64 = client_tag(c, cl),
 	};
 
 	epoll_ctl(c->epfd, EPOLL_CTL_MOD, cl->fd, &ev);
@@ -431,6 +445,9 @@ static void accept_all(struct frecd_control *c)
 			return;
 		}
 		len = sizeof(cred);
+		cred.pid = 0;
+		cred.uid = (uid_t)-1;
+		cred.gid = (gid_t)-1;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != 0) {
 			log_warn("control socket: refused a connection from uid %d (pid %d): root only",
 				 (int)cred.uid, (int)cred.pid);
@@ -447,7 +464,7 @@ static void accept_all(struct frecd_control *c)
 		cl->inlen = 0;
 		cl->deadline_ms = now_ms() + FRECD_CONTROL_TIMEOUT_MS;
 		ev.events = EPOLLIN;
-		ev.data.u64 = c->tag_base + 1 + (cl - c->clients);
+		ev.data.u64 = client_tag(c, cl);
 		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			log_warn("control socket: epoll: %s", strerror(errno));
 			cl->fd = -1;
@@ -471,7 +488,9 @@ int frecd_control__attach(struct frecd_control *c, int epfd, __u64 tag_base,
 
 bool frecd_control__owns(const struct frecd_control *c, __u64 tag)
 {
-	return c && tag >= c->tag_base && tag <= c->tag_base + FRECD_CONTROL_MAX_CLIENTS;
+	__u64 slot = tag & 0xffffffffull;
+
+	return c && slot >= c->tag_base && slot <= c->tag_base + FRECD_CONTROL_MAX_CLIENTS;
 }
 
 void frecd_control__event(struct frecd_control *c, __u64 tag, __u32 events)
@@ -482,9 +501,9 @@ void frecd_control__event(struct frecd_control *c, __u64 tag, __u32 events)
 		accept_all(c);
 		return;
 	}
-	cl = &c->clients[tag - c->tag_base - 1];
-	if (cl->state == CLIENT_FREE)
-		return;
+	cl = &c->clients[(tag & 0xffffffffull) - c->tag_base - 1];
+	if (cl->state == CLIENT_FREE || (tag >> 32) != cl->gen)
+		return;	/* for a connection closed since */
 	if (events & (EPOLLHUP | EPOLLERR)) {
 		/* Gone; a snapshot it asked for is still written. */
 		client_close(c, cl);
