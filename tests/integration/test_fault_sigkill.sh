@@ -31,7 +31,7 @@ chmod 0700 snaps
 start_frecd -o "$WORK/snaps" --probe "func:$TARGET:frec_target_fp"
 assert_eq "temporary files removed at the first start" 2 \
 	"$(grep -c "frecd info: removed " "$WORK/frecd.log")"
-[ ! -e "snaps/$old" ] && [ ! -e "snaps/$old2" ] || fail "$old and $old2 not removed at start"
+for f in "$old" "$old2"; do [ ! -e "snaps/$f" ] || fail "$f not removed at start"; done
 progs=$(frecd_ids prog_id)
 links=$(frecd_ids link_id)
 # the 8 scheduler programs and links, and the probe's entry and return

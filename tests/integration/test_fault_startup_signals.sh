@@ -16,7 +16,6 @@
 . "$(dirname "$FREC_TEST_LIB")/fault_lib.sh"
 . "$(dirname "$FREC_TEST_LIB")/probe_lib.sh"
 
-nothing_attached() { signals_blocked && ! grep -q "attached" "$WORK/frecd.log"; }
 # the 8 scheduler links, not ready yet (the probes take a while to attach)
 sched_attached() { [ "$(frecd_ids link_id | grep -c .)" -ge 8 ]; }
 probes="--probe func:$TARGET:frec_target_fp --probe func:$TARGET:frec_target_nofp
