@@ -15,8 +15,11 @@
  *                       is merged into the next one, as for SIGUSR1, and is
  *                       answered when that one is written. REASON (at most
  *                       FRECD_CONTROL_MAX_REASON bytes) goes into the
- *                       snapshot's header as "socket: REASON".
- *   status              frecd's counters, aligned text lines
+ *                       snapshot's header as "socket: REASON" ("socket"
+ *                       without one; a merged snapshot keeps the reason of
+ *                       the first request merged into it).
+ *   status              frecd's counters, aligned text lines (src/frecd/status.h;
+ *                       as of the last drain, at most FRECD_DRAIN_MS old)
  *   status json         the same as one JSON object on one line
  *
  * The answer: zero or more lines of output, then exactly one final line,
