@@ -3,40 +3,13 @@
 # two identical workloads run, frecd follows one; the snapshot holds the
 # followed one's switches and wakeups and nothing about the other.
 . "$FREC_TEST_LIB"
+. "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
 
-# Every wait below is bounded and says what it waited for:
-# - the fifos are opened read-write first (Linux never blocks that open,
-#   whereas a write-only open waits for a reader, forever if pingpong never
-#   starts); each pingpong opens its fifo with the test's end already there,
-#   and does not inherit it (3>&- 4>&-), so it sees EOF when the test closes
-#   its end;
-# - a process that should exit (pingpong, frecd) gets 60 s, then the test
-#   fails naming it and printing its threads' states, instead of a `wait`
-#   that could block until the run's time limit.
-pa="" pb=""
-trap 'for p in $pa $pb; do kill "$p" 2>/dev/null; done; cleanup_frecd' EXIT
-
-# gone PID: PID has exited (a zombie not yet waited for counts as exited)
-gone() {
-	s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
-	case ${s%% *} in ''|Z|X) return 0 ;; esac
-	return 1
-}
-# wait_gone PID WHAT: wait at most 60 s for PID to exit, then its status.
-wait_gone() {
-	i=0
-	while ! gone "$1"; do
-		if [ $i -ge 600 ]; then
-			for t in /proc/"$1"/task/*; do
-				echo "# $2: thread ${t##*/} state $(sed 's/.*) //; s/ .*//' "$t/stat" 2>/dev/null), in $(cat "$t/wchan" 2>/dev/null)" >&2
-			done
-			fail "$2 (pid $1) has not exited 60 s after it was told to"
-		fi
-		sleep 0.1; i=$((i + 1))
-	done
-	wait "$1"
-}
-
+# Every wait is bounded and says what it waited for (sched_lib.sh): the
+# fifos are opened read-write first (Linux never blocks that open, whereas a
+# write-only open waits for a reader, forever if a pingpong never starts);
+# the pingpongs do not inherit the test's ends (3>&- 4>&-), so they see EOF
+# when the test closes them; a process that should exit gets 60 s.
 n=$(scaled 500)
 mkfifo ina inb
 exec 3<> ina 4<> inb
@@ -44,6 +17,7 @@ exec 3<> ina 4<> inb
 pa=$!
 "$PROGS/pingpong" -w "$n" < inb > b.out 3>&- 4>&- &
 pb=$!
+SCHED_PIDS="$SCHED_PIDS $pa $pb"
 wait_for a.out '^pong ' "pingpong a ready"
 wait_for b.out '^pong ' "pingpong b ready"
 a=$(field a.out pid)
@@ -60,12 +34,7 @@ snap=$(snapshot "$WORK/snaps")
 exec 3>&- 4>&-
 wait_gone "$pa" "pingpong a, its stdin closed" || fail "pingpong a failed"
 wait_gone "$pb" "pingpong b, its stdin closed" || fail "pingpong b failed"
-pa="" pb=""
-# stop_frecd, with a bounded wait
-kill -TERM "$FRECD_PID" || fail "frecd is not running"
-wait_gone "$FRECD_PID" "frecd, after SIGTERM"; rc=$?
-FRECD_PID=""
-[ $rc -eq 0 ] || { cat "$WORK/frecd.log" >&2; fail "frecd exited $rc on SIGTERM"; }
+frecd_stop
 dump_json "$snap" dump.json
 
 tids_a="$a $(field a.out ping) $(field a.out pong)"

@@ -4,15 +4,22 @@
 # and tids, and their sched_waking events; how often each thread was switched
 # out matches what the kernel counted in /proc/PID/task/TID/status.
 . "$FREC_TEST_LIB"
+. "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
 
 n=$(scaled 2000)
 mkdir snaps
-start_frecd -o "$WORK/snaps"
+# The window (an hour) holds the whole run however slow the machine: no
+# generation is evicted, so the snapshot holds both threads' whole lives.
+start_frecd -o "$WORK/snaps" --window 3600
 
+# The fifo opened read-write never blocks (a write-only open waits for a
+# reader); pingpong does not inherit the test's end, so it sees EOF when the
+# test closes it.
 mkfifo in
-"$PROGS/pingpong" "$n" < in > pp.out &
+exec 3<> in
+"$PROGS/pingpong" "$n" < in > pp.out 3>&- &
 pp=$!
-exec 3> in
+SCHED_PIDS="$SCHED_PIDS $pp"
 wait_for pp.out '^done ' "pingpong done"
 pid=$(field pp.out pid)
 ping=$(field pp.out ping)
@@ -28,7 +35,7 @@ note "kernel: ping $ping switched out $ping_kernel times, pong $pong $pong_kerne
 
 snap=$(snapshot "$WORK/snaps")
 exec 3>&-
-wait "$pp" || fail "pingpong failed"
+wait_gone "$pp" "pingpong, its stdin closed" || fail "pingpong failed"
 dump_json "$snap" dump.json
 
 ping_out=$(jcount dump.json type=sched_switch prev_pid="$ping")
@@ -42,61 +49,11 @@ assert_eq "pong switched out (frec vs kernel)" "$pong_kernel" "$pong_out"
 assert_eq "ping switched in" "$ping_out" "$(jcount dump.json type=sched_switch next_pid="$ping")"
 assert_eq "pong switched in" "$pong_out" "$(jcount dump.json type=sched_switch next_pid="$pong")"
 
-# Names, in time order. Each thread is born "pingpong" (a new thread takes
-# its creator's name) and names itself with pthread_setname_np() first thing,
-# but it may be switched in and out, preempted or asleep (a page fault that
-# waits for the mmap lock), any number of times before it gets there; under
-# emulation it often is. So: exactly one task_rename of the thread, from
-# pingpong to its name; every event that names it before the rename (its
-# fork, wakeup_new, switches out and in, wakings) calls it pingpong, every
-# one after calls it by its new name, and there is at least one of each.
-# frec names a thread from the rename event on, whatever the kernel's later
-# records carry: since 6.13 __set_task_comm() copies the name after the
-# tracepoint without task_lock, so a preemption in between can leave it
-# stale until the thread runs again; the dump cannot show that unless a
-# generation starts inside that window.
-names() {
-	awk -v tid="$1" -v new="$2" -v birth=pingpong "$jq_awk"'
-	function seen(name) {
-		if (renames) after++; else before++
-		if (name != (renames ? new : birth)) {
-			printf "%s its rename, %s names it %s: %s\n",
-				renames ? "after" : "before", type, name, $0
-			bad = 1; exit
-		}
-	}
-	{
-		type = jget($0, "type")
-		if (type == "task_rename") {
-			if (jget($0, "pid") != tid) next
-			if (++renames > 1 || jget($0, "oldcomm") != birth || jget($0, "newcomm") != new) {
-				printf "rename %d: %s\n", renames, $0
-				bad = 1; exit
-			}
-		} else if (type == "sched_switch") {
-			if (jget($0, "prev_pid") == tid) seen(jget($0, "prev_comm"))
-			if (jget($0, "next_pid") == tid) seen(jget($0, "next_comm"))
-		} else if (type == "sched_process_fork") {
-			if (jget($0, "child_pid") == tid) seen(jget($0, "child_comm"))
-		} else if (jget($0, "pid") == tid && jget($0, "comm") != "\001") {
-			seen(jget($0, "comm"))
-		}
-	}
-	END {
-		if (bad) exit
-		if (renames != 1) print renames " renames"
-		else if (!before || !after) print before " events before the rename, " after " after"
-		else print "ok " before " " after
-	}' dump.json
-}
-for t in ping pong; do
-	eval tid=\$$t
-	r=$(names "$tid" "$t")
-	case $r in
-	ok*) note "$t: $(echo "$r" | awk '{ print $2 }') events named pingpong, then one rename, then $(echo "$r" | awk '{ print $3 }') named $t" ;;
-	*) fail "names of $t ($tid): $r" ;;
-	esac
-done
+# Names, in time order (sched_lib.sh, thread_names): each thread is born
+# pingpong and renames itself once, after it may have run, been preempted or
+# slept any number of times.
+assert_names dump.json "$ping" ping
+assert_names dump.json "$pong" pong
 
 # Wakeups: every sleep (voluntary switch) but the last, which has not ended,
 # ended with a sched_waking; a wakeup that comes before the thread is off the
