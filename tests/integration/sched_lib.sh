@@ -104,3 +104,52 @@ assert_names() {
 	*) fail "names of $3 ($2): $r" ;;
 	esac
 }
+
+# wake_pairs DUMP TID: check, in time order, that the thread's sched_waking
+# and sched_wakeup events alternate, starting with a waking and ending with a
+# wakeup. Prints "ok N" (N pairs) or the first event that breaks the rule.
+#
+# What the kernel guarantees (try_to_wake_up(), kernel/sched/core.c, 6.1 and
+# later): sched_waking is emitted only once the sleeping task's state has
+# matched, under p->pi_lock, and that same call moves the task to
+# TASK_WAKING or TASK_RUNNING, so no other waking can match before the task
+# has had its wakeup and set a sleeping state again. From there every path
+# ends in ttwu_do_wakeup(), which emits sched_wakeup: at once (the task was
+# still on a runqueue: ttwu_runnable(); the task woke itself, p == current),
+# or after the enqueue, on the waker's CPU (ttwu_queue()) or later on the
+# task's CPU from its wake list (ttwu_queue_wakelist(), sched_ttwu_pending(),
+# by IPI or from the idle loop). And the task cannot run before its
+# sched_wakeup. So one waking, then its wakeup, then the next waking.
+#
+# A snapshot keeps that only when it holds the thread's whole life and the
+# thread's last wakeup happened before the snapshot: the tests start the
+# thread after frecd is ready (every program attached), keep frecd's window
+# longer than the test, and take the snapshot once the thread blocks for
+# good with no waker left, after a wakeup that let it run. Otherwise the rule
+# can break at the edges: an evicted first generation can take a waking and
+# leave its wakeup (a wakeup comes first), and a waking just before the
+# snapshot can have its wakeup, from another CPU's wake list, after the seal
+# (a waking comes last). And frec must lose none of them: a failed ring
+# reserve is counted as lost (the tests require none); the kernel also skips
+# a program, counting it only in the program's recursion_misses, when it
+# fires while the same program runs on that CPU (an interrupt during
+# sched_wakeup's program where it runs with interrupts on, p == current),
+# which has not been seen in any run of these tests.
+wake_pairs() {
+	awk -v tid="$2" "$jq_awk"'
+	{ type = jget($0, "type") }
+	(type != "sched_waking" && type != "sched_wakeup") || jget($0, "pid") != tid { next }
+	type == "sched_waking" {
+		if (open) { print "a second sched_waking before a sched_wakeup: " $0; bad = 1; exit }
+		open = 1; n++; next
+	}
+	{
+		if (!open) { print "a sched_wakeup without a sched_waking before it: " $0; bad = 1; exit }
+		open = 0
+	}
+	END {
+		if (bad) exit
+		if (open) print "the last sched_waking has no sched_wakeup"
+		else print "ok " n + 0
+	}' "$1"
+}

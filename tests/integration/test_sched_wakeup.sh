@@ -1,21 +1,33 @@
 #!/bin/sh
 # sched_wakeup is off by default (sched_waking says the same, earlier) and
-# recorded with --wakeup; the snapshot's configuration says which.
+# recorded with --wakeup; the snapshot's configuration says which. With
+# --wakeup, each sched_waking of pingpong's threads is followed by exactly
+# one sched_wakeup, in time order (sched_lib.sh, wake_pairs, says why).
 . "$FREC_TEST_LIB"
+. "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
 
+# run DIR FRECD_ARGS...: pingpong 200 rounds while frecd records, a snapshot
+# once both threads block for good; DIR.json is its dump, DIR.out pingpong's.
+# The window (an hour) holds the whole run however slow the machine, so no
+# generation is evicted. pingpong starts after frecd is ready, and the
+# snapshot comes after "done": each thread has then had the wakeup that let
+# it finish and blocks on a pipe that nothing writes until the test closes
+# stdin, so none of their wakeups can come after the snapshot.
 run() {
-	mkdir "$1"; shift
-	start_frecd -o "$WORK/$dir" "$@"
+	dir=$1; shift
+	mkdir "$dir"
+	start_frecd -o "$WORK/$dir" --window 3600 "$@"
 	mkfifo in
-	"$PROGS/pingpong" 200 < in > "$dir.out" &
+	exec 3<> in
+	"$PROGS/pingpong" 200 < in > "$dir.out" 3>&- &
 	pp=$!
-	exec 3> in
+	SCHED_PIDS="$SCHED_PIDS $pp"
 	wait_for "$dir.out" '^done ' "pingpong done"
 	snap=$(snapshot "$WORK/$dir")
 	exec 3>&-
-	wait $pp
+	wait_gone "$pp" "pingpong, its stdin closed" || fail "pingpong failed"
 	rm in
-	stop_frecd
+	frecd_stop
 	dump_json "$snap" "$dir.json"
 	"$FREC" info "$snap" > "$dir.info" || fail "frec info failed"
 }
@@ -30,15 +42,22 @@ assert_eq "sched_wakeup events by default" 0 "$(jcount default.json type=sched_w
 	fail "no sched_waking for ping or pong"
 
 dir=wakeup; run "$dir" --wakeup
+assert_eq "drops" 0 "$(jcount wakeup.json type=lost)"
 total=0
 for t in ping pong; do
 	tid=$(field "$dir.out" $t)
+	wakes=$(wakings $t wakeup.json)
 	wakeups=$(jcount wakeup.json type=sched_wakeup pid="$tid")
-	note "$t: $(wakings $t wakeup.json) sched_waking, $wakeups sched_wakeup"
-	# a waking that goes through ends in exactly one wakeup; all of them
-	# were over before pingpong said done
-	assert_eq "$t's sched_wakeup vs sched_waking" "$(wakings $t wakeup.json)" "$wakeups"
-	assert_eq "$t's sched_wakeup naming $t" "$wakeups" "$(jcount wakeup.json type=sched_wakeup pid="$tid" comm=$t)"
+	note "$t: $wakes sched_waking, $wakeups sched_wakeup"
+	r=$(wake_pairs wakeup.json "$tid")
+	case $r in
+	ok*) ;;
+	*) fail "$t's ($tid) sched_waking and sched_wakeup: $r" ;;
+	esac
+	assert_eq "$t's sched_waking/sched_wakeup pairs" "$wakes" "${r#ok }"
+	# Named pingpong until the thread renames itself, then $t: a wakeup
+	# before its rename (it slept before it got there) is named pingpong.
+	assert_names wakeup.json "$tid" "$t"
 	total=$((total + wakeups))
 done
 [ "$total" -gt 0 ] || fail "no sched_wakeup for ping or pong with --wakeup"
