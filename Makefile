@@ -1,7 +1,7 @@
 # frec: a Linux flight recorder built on eBPF.
 #
-#   sudo make run        install build deps, build, run frecd with its defaults
-#   sudo make test       install deps, build, run unit (ASan/UBSan), fuzz smoke
+#   make run             (as root) install build deps, build, run frecd with its defaults
+#   make test            (as root) install deps, build, run unit (ASan/UBSan), fuzz smoke
 #                        and root integration tests
 #   make                 build .output/frecd and .output/frec
 #   make V=1             show the commands
