@@ -11,7 +11,6 @@
  * Scripts parse this output: the order of keys is part of the interface.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
@@ -256,32 +255,12 @@ int frec_dump__run(const char *path, const struct frec_dump_opts *opts, FILE *ou
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct frec_dump_opts o = { 0 };
-	int c;
+	const char *file;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o.json = true;
-			break;
-		case 'h':
-			frec_dump__usage(stdout);
-			return FREC_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'frec dump --help'.\n");
-			return FREC_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "frec dump: expected one FILE, got %d; try 'frec dump --help'\n",
-			argc - optind);
-		return FREC_EXIT_USAGE;
-	}
-	return frec_dump__run(argv[optind], &o, stdout, stderr);
+	rc = frec_opt__parse_json_file(argc, argv, "dump", frec_dump__usage, &o.json, &file);
+	if (rc >= 0)
+		return rc;
+	return frec_dump__run(file, &o, stdout, stderr);
 }

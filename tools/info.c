@@ -6,7 +6,6 @@
  * find the exact time span) but keeps nothing per event.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -422,32 +421,12 @@ int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *ou
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct frec_info_opts o = { 0 };
-	int c;
+	const char *file;
+	int rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o.json = true;
-			break;
-		case 'h':
-			frec_info__usage(stdout);
-			return FREC_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'frec info --help'.\n");
-			return FREC_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "frec info: expected one FILE, got %d; try 'frec info --help'\n",
-			argc - optind);
-		return FREC_EXIT_USAGE;
-	}
-	return frec_info__run(argv[optind], &o, stdout, stderr);
+	rc = frec_opt__parse_json_file(argc, argv, "info", frec_info__usage, &o.json, &file);
+	if (rc >= 0)
+		return rc;
+	return frec_info__run(file, &o, stdout, stderr);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Option parsing and formatting helpers shared by the subcommands. */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,39 @@ int frec_opt__parse_u32(const char *s, __u32 *v)
 		return -EINVAL;
 	*v = (__u32)x;
 	return 0;
+}
+
+int frec_opt__parse_json_file(int argc, char **argv, const char *cmd,
+			      void (*usage)(FILE *f), bool *json, const char **file)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return FREC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frec %s --help'.\n", cmd);
+			return FREC_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "frec %s: expected one FILE, got %d; try 'frec %s --help'\n",
+			cmd, argc - optind, cmd);
+		return FREC_EXIT_USAGE;
+	}
+	*file = argv[optind];
+	return -1;
 }
 
 /*

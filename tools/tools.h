@@ -90,6 +90,11 @@ int frec_ctl__run(const char *cmd, const char *socket_path, const char *request,
 /* "12", "12.5", "0.000001" seconds -> ns, exactly (no floating point). */
 int frec_opt__parse_secs(const char *s, __u64 *ns);
 int frec_opt__parse_u32(const char *s, __u32 *v);
+/* The "[--json] [--help] FILE" command line of "frec CMD": sets *json and
+ * *file and returns -1 when CMD should run, else the exit status to return
+ * (--help printed by usage(), or a usage error named on stderr). */
+int frec_opt__parse_json_file(int argc, char **argv, const char *cmd,
+			      void (*usage)(FILE *f), bool *json, const char **file);
 struct frec_out;
 /* "uprobe", "uretprobe", "usdt" */
 const char *frec_probe__kind_name(__u32 kind);
