@@ -14,32 +14,6 @@
 #include "synth.h"
 #include "tools_test.h"
 
-struct fixture {
-	char dir[64];
-	char path[128];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	assert_int_equal(synth_tmpdir(f->dir), 0);
-	snprintf(f->path, sizeof(f->path), "%s/known.frec", f->dir);
-	assert_int_equal(synth_known_snapshot(f->dir, "known.frec"), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	synth_rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
 static const char *const known_text[] = {
 	"1.000000000 0 sched_switch prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R next_comm=worker next_pid=101 next_prio=120",
 	"1.000001000 0 sched_waking comm=helper pid=102 prio=120 target_cpu=1 waker=101",
@@ -84,7 +58,7 @@ static void expect_lines(const char *out, const char *const *lines, size_t n, si
 
 static void test_known_text(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct captured c = run_dump(f->path, false);
 
 	assert_int_equal(c.status, FREC_EXIT_OK);
@@ -95,7 +69,7 @@ static void test_known_text(void **state)
 
 static void test_known_json(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct captured c = run_dump(f->path, true);
 
 	assert_int_equal(c.status, FREC_EXIT_OK);
@@ -108,7 +82,7 @@ static void test_known_json(void **state)
  * CPUs is not quite time order: dump sorts each generation, stably. */
 static void test_time_order(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_recorder *rec = synth_recorder(2);
 	char path[128], buf[512];
 	struct captured c;
@@ -145,7 +119,7 @@ static void test_time_order(void **state)
  * field or break a JSON string. */
 static void test_hostile_names(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_recorder *rec = synth_recorder(1);
 	static const char evil[] = "a b\t\"c\\\xff";
 	char path[128], buf[512];
@@ -186,7 +160,7 @@ static void expect_one_line_error(const struct captured *c, const char *path, co
 
 static void test_missing_file(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	char path[128];
 	struct captured c;
 
@@ -200,7 +174,7 @@ static void test_missing_file(void **state)
 
 static void test_garbage(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	char path[128], junk[4096];
 	struct captured c;
 	size_t i;
@@ -225,7 +199,7 @@ static void test_garbage(void **state)
 
 static void test_newer_version(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	unsigned char *b;
 	char path[128];
 	struct captured c;
@@ -249,7 +223,7 @@ static void test_newer_version(void **state)
  * and skipped, the second generation is still printed, exit 3. */
 static void test_bad_crc(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	size_t offs[8], n, nb;
 	unsigned char *b;
 	char path[128];
@@ -274,7 +248,7 @@ static void test_bad_crc(void **state)
 /* Cut inside the second generation: the first is printed, exit 3. */
 static void test_truncated(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	size_t offs[8], n;
 	unsigned char *b;
 	char path[128];
@@ -304,7 +278,7 @@ static void test_truncated(void **state)
  * generations, and its status says whether anything was lost. */
 static void test_every_cut(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	size_t offs[8], n, cut, nb;
 	unsigned char *b;
 	char path[128];
@@ -342,7 +316,7 @@ static void test_every_cut(void **state)
  * prints each once. */
 static void test_random_streams(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct synth_rand s = { .x = 0x2545f4914f6cdd1dull, .ts = 1000000000, .ncpus = 8 };
 	struct frec_recorder_opts ro = {
 		.sz = sizeof(ro), .max_bytes = 64u << 20, .min_age_ns = 1000ull * 1000000000ull,
@@ -405,17 +379,17 @@ static void test_random_streams(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_known_text, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_known_json, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_time_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newer_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_crc, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_every_cut, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_random_streams, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known_text, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_known_json, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_time_order, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_names, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_file, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_garbage, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_newer_version, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_crc, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_truncated, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_every_cut, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_random_streams, tools_fixture_setup_known, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

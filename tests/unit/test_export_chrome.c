@@ -15,12 +15,6 @@
 #include "synth.h"
 #include "tools_test.h"
 
-struct fixture {
-	char dir[64];
-	char known[128];
-	char out[128];
-};
-
 /* Counts by kind of event, printed by Python as "key=count" lines. */
 static const char census_py[] =
 	"import json, sys, collections\n"
@@ -42,31 +36,18 @@ static const char census_py[] =
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct tools_fixture *f;
 	char py[128];
 
-	assert_non_null(f);
-	assert_int_equal(synth_tmpdir(f->dir), 0);
-	snprintf(f->known, sizeof(f->known), "%s/known.frec", f->dir);
-	snprintf(f->out, sizeof(f->out), "%s/out.json", f->dir);
+	tools_fixture_setup(state, "known.frec", synth_known_snapshot, "out.json");
+	f = *state;
 	snprintf(py, sizeof(py), "%s/census.py", f->dir);
 	write_file(py, census_py, strlen(census_py));
-	assert_int_equal(synth_known_snapshot(f->dir, "known.frec"), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	synth_rmdir(f->dir);
-	free(f);
 	return 0;
 }
 
 /* Python's counts for the export in f->out; NULL (test skipped) without python3. */
-static char *census(struct fixture *f)
+static char *census(struct tools_fixture *f)
 {
 	char cmd[512], *out = NULL;
 	size_t len;
@@ -92,13 +73,13 @@ static unsigned long census_get(const char *census, const char *key)
 
 static void test_known(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct captured cap;
 	char *c;
 	unsigned char *json;
 	size_t n;
 
-	assert_int_equal(run_export(f->known, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	assert_int_equal(run_export(f->path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
 	assert_int_equal(cap.errlen, 0);
 	captured_free(&cap);
 
@@ -165,7 +146,7 @@ static unsigned long busy_running(const char *path)
 
 static void test_busy(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct busy_counts want;
 	struct captured cap;
 	char path[128], *c;
@@ -197,7 +178,7 @@ static void test_busy(void **state)
  * UTF-8 still make valid JSON, and read back as what they were. */
 static void test_hostile_names(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_recorder *rec = synth_recorder(1);
 	static const char evil[] = "a\"b\\c\n\x01\xff\xc3\xa9";
 	char path[128], cmd[512], *out = NULL;
@@ -236,9 +217,9 @@ static void test_hostile_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_known, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_busy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_busy, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_names, setup, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,32 +18,9 @@
 #include "synth.h"
 #include "tools_test.h"
 
-struct fixture {
-	char dir[64];
-	char known[128];
-	char out[128];
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	assert_int_equal(synth_tmpdir(f->dir), 0);
-	snprintf(f->known, sizeof(f->known), "%s/known.frec", f->dir);
-	snprintf(f->out, sizeof(f->out), "%s/out.pftrace", f->dir);
-	assert_int_equal(synth_known_snapshot(f->dir, "known.frec"), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	synth_rmdir(f->dir);
-	free(f);
-	return 0;
+	return tools_fixture_setup(state, "known.frec", synth_known_snapshot, "out.pftrace");
 }
 
 /* What the trace holds, by the numbers. */
@@ -225,13 +202,13 @@ static void decode_raw_ok(const char *path)
 
 static void test_known(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct captured cap;
 	struct census c;
 	char cmd[256], *out = NULL;
 	size_t len;
 
-	assert_int_equal(run_export(f->known, FREC_EXPORT_PERFETTO, false, f->out, &cap), 0);
+	assert_int_equal(run_export(f->path, FREC_EXPORT_PERFETTO, false, f->out, &cap), 0);
 	assert_int_equal(cap.errlen, 0);
 	captured_free(&cap);
 	take_census(f->out, &c);
@@ -271,7 +248,7 @@ static void test_known(void **state)
 
 static void test_busy(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct busy_counts want, file;
 	struct captured cap;
 	struct census c;
@@ -336,7 +313,7 @@ static int inflate_file(const char *path, unsigned char **out, size_t *outlen)
 
 static void test_gzip(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct busy_counts want;
 	struct captured cap;
 	char path[128], gz[128];
@@ -361,14 +338,14 @@ static void test_gzip(void **state)
 /* A damaged generation is skipped; the rest is still a valid trace. */
 static void test_damaged(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	size_t offs[8], n;
 	unsigned char *b;
 	char path[128];
 	struct captured cap;
 	struct census c;
 
-	b = read_file(f->known, &n);
+	b = read_file(f->path, &n);
 	assert_int_equal(block_offsets(b, n, offs, 8), 2);
 	b[offs[0] + 40] ^= 0x55;
 	snprintf(path, sizeof(path), "%s/bad.frec", f->dir);
@@ -388,10 +365,10 @@ static void test_damaged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_known, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_busy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gzip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_busy, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_gzip, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged, setup, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,43 +12,9 @@
 #include "synth.h"
 #include "tools_test.h"
 
-struct fixture {
-	char dir[64];
-	char path[128];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	assert_int_equal(synth_tmpdir(f->dir), 0);
-	snprintf(f->path, sizeof(f->path), "%s/known.frec", f->dir);
-	assert_int_equal(synth_known_snapshot(f->dir, "known.frec"), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	synth_rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
-static void expect(const char *out, const char *needle)
-{
-	if (!strstr(out, needle)) {
-		fprintf(stderr, "missing: %s\nin:\n%s\n", needle, out);
-		fail();
-	}
-}
-
 static void test_text(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct captured c = run_info(f->path, false);
 	struct stat st;
 	char line[128];
@@ -88,7 +54,7 @@ static void test_text(void **state)
 
 static void test_json(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct captured c = run_info(f->path, true);
 
 	assert_int_equal(c.status, FREC_EXIT_OK);
@@ -122,7 +88,7 @@ static void test_json(void **state)
 
 static void test_damaged(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	size_t offs[8], n;
 	unsigned char *b;
 	char path[128];
@@ -147,9 +113,9 @@ static void test_damaged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_json, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged, tools_fixture_setup_known, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,11 +48,6 @@
 
 #define T 2000000000ull
 
-struct fixture {
-	char dir[64];
-	char path[128];
-};
-
 static int make_snapshot(const char *dir, const char *name)
 {
 	static const struct frec_probe_info probes[] = {
@@ -99,36 +94,12 @@ static int make_snapshot(const char *dir, const char *name)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	assert_int_equal(synth_tmpdir(f->dir), 0);
-	snprintf(f->path, sizeof(f->path), "%s/report.frec", f->dir);
-	assert_int_equal(make_snapshot(f->dir, "report.frec"), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	synth_rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
-static void expect(const char *out, const char *needle)
-{
-	if (!strstr(out, needle)) {
-		fprintf(stderr, "missing: %s\nin:\n%s\n", needle, out);
-		fail();
-	}
+	return tools_fixture_setup(state, "report.frec", make_snapshot, NULL);
 }
 
 static void test_text(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_report_opts o = { .top = 10 };
 	struct captured c = run_report(f->path, &o);
 
@@ -175,7 +146,7 @@ static void test_text(void **state)
 
 static void test_json(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_report_opts o = { .json = true, .top = 10 };
 	struct captured c = run_report(f->path, &o);
 
@@ -214,7 +185,7 @@ static void test_json(void **state)
 
 static void test_time_range(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_report_opts o = { .json = true, .top = 10 };
 	struct captured c;
 
@@ -250,7 +221,7 @@ static void test_time_range(void **state)
 
 static void test_pid_tid(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_report_opts o = { .json = true, .top = 10 };
 	struct captured c;
 
@@ -280,7 +251,7 @@ static void test_pid_tid(void **state)
 
 static void test_top(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_report_opts o = { .top = 1 };
 	struct captured c = run_report(f->path, &o);
 
@@ -295,7 +266,7 @@ static void test_top(void **state)
  * inventing latencies across the gap. */
 static void test_damaged_middle(void **state)
 {
-	struct fixture *f = *state;
+	struct tools_fixture *f = *state;
 	struct frec_recorder *rec = synth_recorder(1);
 	struct frec_report_opts o = { .json = true, .top = 10 };
 	size_t offs[8], n;
@@ -335,12 +306,12 @@ static void test_damaged_middle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_time_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pid_tid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_top, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_damaged_middle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_time_range, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_pid_tid, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_top, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_middle, setup, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

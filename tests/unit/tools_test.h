@@ -2,8 +2,9 @@
 /*
  * Helpers for the tests of the frec command (tools/): run a subcommand on
  * streams captured in memory, read whole files, count lines and substrings,
- * cut and damage snapshot files, and run python3 or protoc on an output.
- * Header-only; include after cmocka.h.
+ * cut and damage snapshot files, and run python3 or protoc on an output; a
+ * fixture of a temp dir holding one snapshot, and expect() for an output's
+ * substring. Header-only; include after cmocka.h (and synth.h).
  */
 #ifndef FREC_TEST_TOOLS_H
 #define FREC_TEST_TOOLS_H
@@ -208,6 +209,58 @@ static inline int run_cmd(const char *cmd, char **out, size_t *len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+
+/* --- a temp dir holding one snapshot, for the tests of a subcommand -------- */
+
+struct tools_fixture {
+	char dir[64];
+	char path[128];		/* the snapshot: DIR/NAME */
+	char out[128];		/* where an export writes: DIR/OUT, "" if none */
+};
+
+/*
+ * cmocka setup: a fresh temp dir (synth.h, included first) with the snapshot
+ * make() writes as name in it; out names an output file there, or NULL.
+ */
+static inline int tools_fixture_setup(void **state, const char *name,
+				      int (*make)(const char *dir, const char *name),
+				      const char *out)
+{
+	struct tools_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	assert_int_equal(synth_tmpdir(f->dir), 0);
+	snprintf(f->path, sizeof(f->path), "%s/%s", f->dir, name);
+	if (out)
+		snprintf(f->out, sizeof(f->out), "%s/%s", f->dir, out);
+	assert_int_equal(make(f->dir, name), 0);
+	*state = f;
+	return 0;
+}
+
+/* cmocka setup: the snapshot of known content (synth_known_snapshot). */
+static inline int tools_fixture_setup_known(void **state)
+{
+	return tools_fixture_setup(state, "known.frec", synth_known_snapshot, NULL);
+}
+
+static inline int tools_fixture_teardown(void **state)
+{
+	struct tools_fixture *f = *state;
+
+	synth_rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Fail, showing the whole output, unless out holds needle. */
+static inline void expect(const char *out, const char *needle)
+{
+	if (!strstr(out, needle)) {
+		fprintf(stderr, "missing: %s\nin:\n%s\n", needle, out);
+		fail();
+	}
+}
 
 /* --- a small protobuf reader, to check what the exporter wrote ----------- */
 
