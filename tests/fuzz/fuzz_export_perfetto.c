@@ -8,45 +8,24 @@
  * lengths and comm indices inside the intern table (harness.c); the error
  * stream is clean text.
  */
-#include "harness.h"
-#include "tools.h"
+#include "export_target.h"
 
-static struct fuzz_sink out, err;
+/* fuzz_check__perfetto takes the trace as bytes */
+static void check_trace(const char *what, const char *p, size_t n)
+{
+	fuzz_check__perfetto(what, (const uint8_t *)p, n);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	fuzz_input__init();
-	fuzz_sink__init(&out);
-	fuzz_sink__init(&err);
+	export_target__init();
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct frec_export_opts o = { .format = FREC_EXPORT_PERFETTO, .gzip = size & 1 };
-	struct frec_export_stats stats = { 0 };
-	const uint8_t *fixed;
-	const char *trace;
-	size_t len;
-	bool changed;
-	int st;
-
-	fixed = fuzz_input__fix_crcs(data, size, &changed);
-	fuzz_input__set(fixed, size);
-	fuzz_sink__reset(&out);
-	fuzz_sink__reset(&err);
-	st = frec_export_perfetto__run(fuzz_input__path(), &o, out.f, err.f, &stats);
-	fuzz_check__status("export perfetto", st);
-	fuzz_check__sink("export perfetto stderr", &err, fuzz_check__text);
-	fuzz_sink__flush(&out);
-	if (st == 1 || out.overflow)
-		return 0;
-	trace = out.buf;
-	len = out.len;
-	if (o.gzip && !(trace = fuzz_check__gunzip("export perfetto --gzip", out.buf, out.len, &len)))
-		return 0;
-	fuzz_check__perfetto("export perfetto", (const uint8_t *)trace, len);
+	export_target__run(data, size, FREC_EXPORT_PERFETTO, "export perfetto", check_trace);
 	return 0;
 }
