@@ -4,32 +4,6 @@
 # A frecd stopped with SIGSTOP does not act on SIGTERM: continue it first.
 trap '[ -n "$FRECD_PID" ] && kill -CONT "$FRECD_PID" 2>/dev/null; cleanup_frecd' EXIT
 
-# frecd_ids KEY: the KEY ids (prog_id, link_id) frecd holds fds for, one a line.
-frecd_ids() {
-	cat /proc/"$FRECD_PID"/fdinfo/* 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }' | sort -un
-}
-
-# bpf_gone KIND ID: true when no BPF object KIND (prog, link) has that id.
-bpf_gone() {
-	if command -v bpftool > /dev/null; then
-		! bpftool "$1" show id "$2" > /dev/null 2>&1
-	else
-		# No bpftool (the kernel VM): then no process may hold it; frecd
-		# pins nothing, so an object nobody holds is freed.
-		! cat /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -q "^$1_id:[[:space:]]*$2\$"
-	fi
-}
-
-# eventually CMD...: true once CMD succeeds, trying for up to 10 s. The kernel
-# frees a program after an RCU grace period once its last fd is closed.
-eventually() {
-	i=0
-	until "$@"; do
-		[ $i -lt 100 ] || return 1
-		sleep 0.1; i=$((i + 1))
-	done
-}
-
 # assert_ids_gone WHAT IDS_PROGS IDS_LINKS: every one of them is freed.
 assert_ids_gone() {
 	for id in $2; do eventually bpf_gone prog "$id" || fail "program $id left behind ($1)"; done

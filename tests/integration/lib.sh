@@ -94,6 +94,32 @@ wait_count() {
 	done
 }
 
+# frecd_ids KEY: the KEY ids (prog_id, link_id) frecd holds fds for, one a line.
+frecd_ids() {
+	cat /proc/"$FRECD_PID"/fdinfo/* 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }' | sort -un
+}
+
+# bpf_gone KIND ID: true when no BPF object KIND (prog, link) has that id.
+bpf_gone() {
+	if command -v bpftool > /dev/null; then
+		! bpftool "$1" show id "$2" > /dev/null 2>&1
+	else
+		# No bpftool (the kernel VM): then no process may hold it; frecd
+		# pins nothing, so an object nobody holds is freed.
+		! cat /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -q "^$1_id:[[:space:]]*$2\$"
+	fi
+}
+
+# eventually CMD...: true once CMD succeeds, trying for up to 10 s. The kernel
+# frees a program after an RCU grace period once its last fd is closed.
+eventually() {
+	i=0
+	until "$@"; do
+		[ $i -lt 100 ] || return 1
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
 # field FILE KEY: the word after KEY on the first line of FILE that starts
 # with KEY ("ping 1234" -> 1234).
 field() {

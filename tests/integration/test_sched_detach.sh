@@ -5,36 +5,11 @@
 # another frecd) do not matter.
 . "$FREC_TEST_LIB"
 
-# ids KEY: the KEY ids (prog_id, link_id) that frecd holds fds for
-ids() {
-	cat /proc/"$FRECD_PID"/fdinfo/* 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }' | sort -un
-}
-
-# gone KIND ID: true when no BPF object KIND (prog, link) has that id
-gone() {
-	if command -v bpftool > /dev/null; then
-		! bpftool "$1" show id "$2" > /dev/null 2>&1
-	else
-		# No bpftool (the kernel VM): then no process may hold it. frecd
-		# pins nothing, so an object nobody holds is freed.
-		! cat /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -q "^$1_id:[[:space:]]*$2\$"
-	fi
-}
-
-# eventually CMD...: true once CMD succeeds, trying for up to 10 s
-eventually() {
-	i=0
-	until "$@"; do
-		[ $i -lt 100 ] || return 1
-		sleep 0.1; i=$((i + 1))
-	done
-}
-
 for attach in auto raw_tp; do
 	mkdir "snaps-$attach"
 	start_frecd -o "$WORK/snaps-$attach" --attach "$attach"
-	progs=$(ids prog_id)
-	links=$(ids link_id)
+	progs=$(frecd_ids prog_id)
+	links=$(frecd_ids link_id)
 	note "attach $attach: programs $(echo $progs), links $(echo $links)"
 	# The 8 default tracepoints, one program and one link each.
 	assert_eq "links ($attach)" 8 "$(echo "$links" | grep -c .)"
@@ -45,12 +20,12 @@ for attach in auto raw_tp; do
 				fail "program $id is not one of frec's"
 		done
 	fi
-	for id in $progs; do ! gone prog "$id" || fail "program $id is not loaded while frecd runs"; done
+	for id in $progs; do ! bpf_gone prog "$id" || fail "program $id is not loaded while frecd runs"; done
 	stop_frecd
 	# The kernel frees a program once its last fd and link are closed, after
 	# an RCU grace period: give it a moment (not a timed assertion).
-	for id in $progs; do eventually gone prog "$id" || fail "program $id left behind after SIGTERM ($attach)"; done
-	for id in $links; do eventually gone link "$id" || fail "link $id left behind after SIGTERM ($attach)"; done
+	for id in $progs; do eventually bpf_gone prog "$id" || fail "program $id left behind after SIGTERM ($attach)"; done
+	for id in $links; do eventually bpf_gone link "$id" || fail "link $id left behind after SIGTERM ($attach)"; done
 	grep -q "stopped" "$WORK/frecd.log" || fail "no 'stopped' line in the log"
 done
 exit 0
