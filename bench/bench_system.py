@@ -29,6 +29,7 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
 Every figure is printed in a table and written to OUTPUT/bench.json.
 """
 import argparse
+import atexit
 import json
 import os
 import re
@@ -56,6 +57,32 @@ TARGETS = {
     "rss_over_budget_mib": (16, "<="),
     "core_events_per_sec": (20e6, ">="),
 }
+
+
+# Every process the bench starts, so that none outlives it: a tracer left
+# running would slow down everything measured after it.
+CHILDREN = []
+
+
+def spawn(cmd, **kw):
+    proc = subprocess.Popen(cmd, **kw)
+    CHILDREN.append(proc)
+    return proc
+
+
+@atexit.register
+def reap_children():
+    for proc in CHILDREN:
+        if proc.returncode is not None or proc.poll() is not None:
+            continue
+        try:
+            if proc.args and proc.args[:3] == ["perf", "bench", "sched"]:
+                os.killpg(proc.pid, signal.SIGKILL)   # and its forked child
+            else:
+                proc.terminate()
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
 
 
 def die(msg):
@@ -131,8 +158,8 @@ class Frecd:
     def __init__(self, bin_path, args, log_path):
         self.log_path = log_path
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen([bin_path] + args, stdout=self.log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.proc = spawn([bin_path] + args, stdout=self.log,
+                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         wait_for_line(log_path, r"ready: pid", self.proc, 30, "frecd")
         self.cpu_at_ready_ns = proc_cpu_ns(self.proc.pid)
         self.status = {}
@@ -184,8 +211,8 @@ class Perf:
         self.data = os.path.join(self.dir, "perf.data")
         cmd = ["perf", "record", "-e", "sched:sched_switch", "-e", "sched:sched_waking",
                "-a", "-o", self.data, "-D", "-1", "--control", "fifo:%s,%s" % (ctl, ack)] + extra
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+        self.proc = spawn(cmd, stdout=self.log, stderr=subprocess.STDOUT,
+                          stdin=subprocess.DEVNULL)
         ackfd = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
         deadline = time.monotonic() + 30
         while True:  # ENXIO until perf has opened its end
@@ -438,9 +465,8 @@ def bench_snapshot(a, res):
                          "--ring-size", "16M"], os.path.join(a.work, "frecd-snapshot.log"))
     anon0 = proc_status(fd.pid).get("RssAnon", 0)
     say("snapshot: filling a 64 MiB window (at most %.0f s)" % a.max_fill)
-    work = subprocess.Popen(["perf", "bench", "sched", "pipe", "-l", "2000000000"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    work = spawn(["perf", "bench", "sched", "pipe", "-l", "2000000000"],
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         # The pool is touched lazily and chunks are reused, so frecd's
         # anonymous memory grows until the window holds max_bytes; one more
@@ -679,6 +705,10 @@ def main():
                     help="comma-separated sections to run")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
+    # SIGTERM and SIGHUP end the run like an error does: through the atexit
+    # handler that stops the tracers and workloads started so far.
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, lambda signo, frame: sys.exit(128 + signo))
 
     if os.geteuid() != 0:
         die("needs root (BPF, perf -a); run: sudo make bench")
