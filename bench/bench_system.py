@@ -496,6 +496,9 @@ def bench_snapshot(a, res):
     res["write_64mib_ms"] = round(write_reference(snapdir, max_bytes), 1)
 
     i1 = frec_info(a.frec, s1)
+    if s1_bytes < 0.9 * max_bytes:
+        say("bench: WARNING: the window held only %.1f MiB after %s s (--max-fill); the "
+            "snapshot figures are for that size" % (s1_bytes / MIB, res["snapshot_fill_s"]))
     # The steady workload's own largest gap over the 1.5 s before the
     # signal, against the largest gap from 50 ms before the signal to one
     # drain interval (50 ms) and more after the file appeared.
