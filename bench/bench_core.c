@@ -266,6 +266,7 @@ static int run(const struct recbuf *rb, uint64_t nevents, const char *dir, struc
 		  .path = "/usr/bin/app", .func = "parse", .build_id = "" },
 	};
 	const char *lvl = getenv("BENCH_COMPRESS_LEVEL");
+	const char *keep;
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
 		.ncpus = NCPUS,
@@ -341,7 +342,10 @@ static int run(const struct recbuf *rb, uint64_t nevents, const char *dir, struc
 		res->file_bytes = (uint64_t)sb.st_size;
 		res->file_events = frec_pin__events(pin);
 	}
-	unlinkat(dfd, name, 0);
+	/* bench-export reads the last snapshot a replay wrote, if asked to keep it */
+	keep = getenv("BENCH_SNAPSHOT");
+	if (err || !keep || renameat(dfd, name, dfd, keep))
+		unlinkat(dfd, name, 0);
 	close(dfd);
 	frec_recorder__unpin(rec, pin);
 	frec_recorder__free(rec);
