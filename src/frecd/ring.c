@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <linux/bpf.h>
+#include <frec/record.h>
+#include "frecd/ring.h"
+
+/* See frecd_ring__consume(): how far past the cut a timestamp may claim to be. */
+#define FUTURE_SLACK_NS	1000000000ull
+
+struct frecd_rings {
+	size_t n;
+	__u64 skipped;
+	__u32 *heap;		/* rings with a record to take, earliest first */
+	size_t nheap;
+	__u8 bounce[FRECD_RING_MAX_REC];
+	struct frecd_ring rings[];
+};
+
+void frecd_ring__init_mem(struct frecd_ring *r, unsigned long *consumer_pos,
+			  const unsigned long *producer_pos, const void *data, size_t size)
+{
+	memset(r, 0, sizeof(*r));
+	r->consumer_pos = consumer_pos;
+	r->producer_pos = producer_pos;
+	r->data = data;
+	r->size = size;
+}
+
+/* The record at data offset off, len bytes, in one piece: in place, or
+ * copied into bounce when it runs past the end of the data. */
+static const void *record_at(const struct frecd_ring *r, size_t off, size_t len, __u8 *bounce)
+{
+	size_t first;
+
+	if (off + len <= r->size)
+		return r->data + off;
+	first = r->size - off;
+	memcpy(bounce, r->data + off, first);
+	memcpy(bounce + first, r->data, len - first);
+	return bounce;
+}
+
+/* Whether a record of time ts waits for the next drain (see the header). */
+static bool after_cut(__u64 ts, __u64 cut)
+{
+	return ts >= cut && ts - cut < FUTURE_SLACK_NS;
+}
+
+static size_t rec_bytes(__u32 len)
+{
+	return (len + BPF_RINGBUF_HDR_SZ + 7) & ~(size_t)7;
+}
+
+/* Start a pass: where the kernel has written to, where we had read to. */
+static void ring_begin(struct frecd_ring *r)
+{
+	/* Acquire pairs with the kernel's release of each position: what a
+	 * position covers is visible once the position is. */
+	r->cons = __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+	r->prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+}
+
+static void ring_advance(struct frecd_ring *r, size_t bytes)
+{
+	r->cons += bytes;
+	/* Release: the kernel may reuse the space once it sees this, so
+	 * everything read from it comes first. */
+	__atomic_store_n(r->consumer_pos, r->cons, __ATOMIC_RELEASE);
+}
+
+/*
+ * Find r's next record to hand over, from r->cons on: true with r->ts,
+ * r->len and r->off set; false when the ring is empty or its next record is
+ * not submitted yet. Discarded and malformed records are stepped over (their
+ * space released), the malformed ones counted in *skipped.
+ */
+static bool ring_next(struct frecd_ring *r, __u64 *skipped)
+{
+	size_t mask = r->size - 1;
+
+	for (;;) {
+		const __u32 *hdr;
+		__u32 word, len;
+
+		if (r->cons >= r->prod) {
+			r->prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+			if (r->cons >= r->prod)
+				return false;
+		}
+		hdr = (const __u32 *)(r->data + (r->cons & mask));
+		word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		if (word & BPF_RINGBUF_BUSY_BIT)
+			return false;	/* reserved, not yet submitted */
+		len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		if (!(word & BPF_RINGBUF_DISCARD_BIT)) {
+			if (len >= sizeof(__u64) && len <= FRECD_RING_MAX_REC) {
+				r->len = len;
+				r->off = (r->cons + BPF_RINGBUF_HDR_SZ) & mask;
+				/* 8-aligned in a ring of a multiple of 8: the
+				 * timestamp itself never wraps */
+				r->ts = *(const __u64 *)(r->data + r->off);
+				return true;
+			}
+			(*skipped)++;	/* discarding is not damage: not counted */
+		}
+		ring_advance(r, rec_bytes(len));
+	}
+}
+
+/* Hand over the record ring_next() found, and free its space. */
+static void ring_take(struct frecd_ring *r, frecd_ring_fn fn, void *ctx, __u8 *bounce)
+{
+	fn(ctx, record_at(r, r->off, r->len, bounce), r->len);
+	ring_advance(r, rec_bytes(r->len));
+}
+
+size_t frecd_ring__consume(struct frecd_ring *r, __u64 cut, frecd_ring_fn fn, void *ctx,
+			   __u64 *skipped)
+{
+	__u8 bounce[FRECD_RING_MAX_REC];
+	size_t n = 0;
+
+	ring_begin(r);
+	while (ring_next(r, skipped) && !after_cut(r->ts, cut)) {
+		ring_take(r, fn, ctx, bounce);
+		n++;
+	}
+	return n;
+}
+
+/* The rings' heads as a binary min-heap of ring indices, by head time. */
+static bool head_less(const struct frecd_rings *rs, __u32 a, __u32 b)
+{
+	return rs->rings[a].ts < rs->rings[b].ts;
+}
+
+static void heap_down(struct frecd_rings *rs, size_t i)
+{
+	__u32 *h = rs->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		__u32 t;
+
+		if (l < rs->nheap && head_less(rs, h[l], h[m]))
+			m = l;
+		if (l + 1 < rs->nheap && head_less(rs, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * Every ring up to the cut, merged by time: the recorder gets the records of
+ * all CPUs in the order they happened (as it did from one shared ring), so
+ * that a generation's events need no sorting and their time deltas stay
+ * small. Each ring is in time order on its own; the merge takes the earliest
+ * head each time.
+ */
+size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn, void *ctx)
+{
+	size_t i, n = 0;
+
+	rs->nheap = 0;
+	for (i = 0; i < rs->n; i++) {
+		ring_begin(&rs->rings[i]);
+		if (ring_next(&rs->rings[i], &rs->skipped))
+			rs->heap[rs->nheap++] = i;
+	}
+	for (i = rs->nheap / 2; i-- > 0;)
+		heap_down(rs, i);
+	while (rs->nheap) {
+		struct frecd_ring *r = &rs->rings[rs->heap[0]];
+
+		if (after_cut(r->ts, cut)) {
+			/* done with this ring for now; not with the others: a
+			 * head far past the cut is taken, see the header */
+			rs->heap[0] = rs->heap[--rs->nheap];
+		} else {
+			ring_take(r, fn, ctx, rs->bounce);
+			n++;
+			if (!ring_next(r, &rs->skipped))
+				rs->heap[0] = rs->heap[--rs->nheap];
+		}
+		heap_down(rs, 0);
+	}
+	return n;
+}
+
+static void ring_unmap(struct frecd_ring *r)
+{
+	if (r->cons_map)
+		munmap(r->cons_map, sysconf(_SC_PAGESIZE));
+	if (r->prod_map)
+		munmap(r->prod_map, r->prod_map_len);
+	r->cons_map = r->prod_map = NULL;
+}
+
+static int ring_map(struct frecd_ring *r, int fd, size_t size)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *cons, *prod;
+
+	/* The consumer page is the only one the kernel lets us write. */
+	cons = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (cons == MAP_FAILED)
+		return -errno;
+	/* The producer page and the data, once (the kernel offers it twice). */
+	prod = mmap(NULL, page + size, PROT_READ, MAP_SHARED, fd, page);
+	if (prod == MAP_FAILED) {
+		int err = -errno;
+
+		munmap(cons, page);
+		return err;
+	}
+	frecd_ring__init_mem(r, cons, prod, (const __u8 *)prod + page, size);
+	r->cons_map = cons;
+	r->prod_map = prod;
+	r->prod_map_len = page + size;
+	return 0;
+}
+
+static struct frecd_rings *rings_alloc(size_t n)
+{
+	struct frecd_rings *rs;
+
+	rs = calloc(1, sizeof(*rs) + n * sizeof(rs->rings[0]));
+	if (!rs)
+		return NULL;
+	rs->heap = calloc(n, sizeof(*rs->heap));
+	if (!rs->heap) {
+		free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+struct frecd_rings *frecd_rings__new(const int *fds, size_t n, size_t bytes)
+{
+	struct frecd_rings *rs;
+	size_t i;
+	int err;
+
+	if (!n || !bytes || (bytes & (bytes - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rs = rings_alloc(n);
+	if (!rs)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		err = ring_map(&rs->rings[i], fds[i], bytes);
+		if (err) {
+			rs->n = i;
+			frecd_rings__free(rs);
+			errno = -err;
+			return NULL;
+		}
+	}
+	rs->n = n;
+	return rs;
+}
+
+struct frecd_rings *frecd_rings__from(const struct frecd_ring *rings, size_t n)
+{
+	struct frecd_rings *rs;
+
+	if (!n) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rs = rings_alloc(n);
+	if (!rs)
+		return NULL;
+	memcpy(rs->rings, rings, n * sizeof(*rings));
+	rs->n = n;
+	return rs;
+}
+
+void frecd_rings__free(struct frecd_rings *rs)
+{
+	size_t i;
+
+	if (!rs)
+		return;
+	for (i = 0; i < rs->n; i++)
+		ring_unmap(&rs->rings[i]);
+	free(rs->heap);
+	free(rs);
+}
+
+__u64 frecd_rings__skipped(const struct frecd_rings *rs)
+{
+	return rs->skipped;
+}

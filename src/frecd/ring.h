@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * frecd's reader of its BPF ring buffers, one per CPU (bpf/ring.bpf.h), in
+ * place of libbpf's ring_buffer. Two things libbpf 1.1's consumer cannot do:
+ *
+ *  - Stop before a record: every drain reads each ring only up to one
+ *    timestamp, the cut, so that when frecd seals a generation at the cut no
+ *    CPU's later records are in it and no earlier ones are left for the next
+ *    one: a generation is a clean slice of time across all CPUs. (A CPU's
+ *    ring is in time order; libbpf consumes a record before it hands it over.)
+ *  - Map the data once: libbpf maps a ring's data pages twice, back to back,
+ *    so that a record that wraps around the end reads as one piece; that
+ *    doubled frecd's RSS for the ring. Here the rare wrapping record is
+ *    copied into a small buffer instead.
+ *
+ * The protocol is the kernel's (kernel/bpf/ringbuf.c): a page with the
+ * consumer position that only the consumer writes, a page with the producer
+ * position, then the data; each record has an 8-byte header whose length
+ * word carries a busy bit (reserved, not yet submitted) and a discard bit.
+ */
+#ifndef FRECD_RING_H
+#define FRECD_RING_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/* A record's bytes and length (the BPF record, without the ring's header). */
+typedef void (*frecd_ring_fn)(void *ctx, const void *rec, size_t len);
+
+/* No cut: read everything there is (the last drain before exit). */
+#define FRECD_RING_NO_CUT	(~0ull)
+
+/*
+ * One ring, as mapped. Exposed so that tests can lay one over plain memory
+ * (frecd_ring__init_mem); frecd uses struct frecd_rings.
+ */
+struct frecd_ring {
+	unsigned long *consumer_pos;
+	const unsigned long *producer_pos;
+	const __u8 *data;	/* size bytes, mapped once */
+	size_t size;		/* a power of two */
+	void *cons_map, *prod_map;	/* the mappings, NULL over plain memory */
+	size_t prod_map_len;
+	/* during a drain: the positions, and the next record's time, length
+	 * and offset in data */
+	unsigned long cons, prod;
+	__u64 ts;
+	__u32 len;
+	size_t off;
+};
+
+/* Largest record the reader can take whole when it wraps; frec's largest
+ * (struct frec_rec_exec) is 300 bytes. Larger ones are skipped, counted. */
+#define FRECD_RING_MAX_REC	1024
+
+void frecd_ring__init_mem(struct frecd_ring *r, unsigned long *consumer_pos,
+			  const unsigned long *producer_pos, const void *data, size_t size);
+/*
+ * Hand fn every submitted record of r whose timestamp (struct frec_rec_hdr's
+ * ts, its first 8 bytes) is before cut, in ring order, freeing their space
+ * for the kernel as it goes. Stops at the first record not yet submitted, or
+ * at or after the cut. A record that says it is more than a second past the
+ * cut is taken anyway: no clock of the kernel's runs that far ahead, and a
+ * ring must not stall on a bad timestamp. The number of records handed
+ * over; *skipped counts those too short to have a timestamp or too long.
+ */
+size_t frecd_ring__consume(struct frecd_ring *r, __u64 cut, frecd_ring_fn fn, void *ctx,
+			   __u64 *skipped);
+
+struct frecd_rings;
+
+/* Map the n rings whose map fds are fds (each bytes long; the fds stay the
+ * caller's). NULL with errno set. */
+struct frecd_rings *frecd_rings__new(const int *fds, size_t n, size_t bytes);
+/* n rings laid over memory with frecd_ring__init_mem() (for tests). */
+struct frecd_rings *frecd_rings__from(const struct frecd_ring *rings, size_t n);
+void frecd_rings__free(struct frecd_rings *rs);
+/* Every ring up to the cut (FRECD_RING_NO_CUT: all), merged in time order.
+ * Records handed over. */
+size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn, void *ctx);
+/* Records skipped as malformed, over all rings, since the start. */
+__u64 frecd_rings__skipped(const struct frecd_rings *rs);
+
+#endif /* FRECD_RING_H */
