@@ -9,7 +9,6 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <bpf/libbpf.h>
 #include <frec/recorder.h>
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
@@ -17,6 +16,7 @@
 #include "frecd/options.h"
 #include "frecd/outdir.h"
 #include "frecd/proc.h"
+#include "frecd/ring.h"
 #include "frecd/service.h"
 #include "frecd/status.h"
 #include "frecd/writer.h"
@@ -29,7 +29,7 @@ enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER };
 struct frecd_daemon {
 	const struct frecd_daemon_opts *opts;
 	struct frec_recorder *rec;
-	struct ring_buffer *rb;
+	struct frecd_rings *rings;
 	struct frecd_drops *drops;
 	struct frecd_writer *writer;
 	int epfd, tfd, sfd;
@@ -66,7 +66,7 @@ void frecd_daemon__signals(sigset_t *set)
 }
 
 /* The ring buffer callback: one record, straight into the recorder. */
-static int on_record(void *ctx, void *data, size_t len)
+static void on_record(void *ctx, const void *data, size_t len)
 {
 	struct frecd_daemon *d = ctx;
 	const struct frec_rec_hdr *h = data;
@@ -87,7 +87,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	 * command line it had before exec. */
 	if (len >= sizeof(*h) && h->type == FREC_EV_PROCESS_EXEC)
 		frecd_proc__read_cmdline(d->rec, h->tgid);
-	return 0;
 }
 
 static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
@@ -114,26 +113,33 @@ static void stall_end(struct frecd_daemon *d)
 	d->stall_until = 0;
 }
 
-/* Everything the kernel has for us, then the drop counters. */
-static void drain(struct frecd_daemon *d)
+/*
+ * Every record from before now, then the drop counters. The time it read up
+ * to (CLOCK_BOOTTIME, the clock of the records), where a generation sealed
+ * next must end: every CPU's ring was read up to it and no further.
+ */
+static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
 	long long lost;
 	__u64 now;
-	int ret;
 
 	if (d->stall_until) {
 		if (clock_ns(CLOCK_MONOTONIC) < d->stall_until)
-			return;
+			return cut;
 		stall_end(d);
 	}
-	ret = ring_buffer__consume(d->rb);
-	if (ret < 0)
-		log_error("reading the ring buffer: %s", strerror(-ret));
+	frecd_rings__consume(d->rings, cut, on_record, d);
 	now = clock_ns(CLOCK_BOOTTIME);
 	lost = frecd_drops__poll(d->drops, d->rec, now);
 	if (lost > 0)
 		d->drops_unlogged += lost;
 	log_drops(d, now, false);
+	return cut;
+}
+
+static __u64 drain(struct frecd_daemon *d)
+{
+	return drain_until(d, clock_ns(CLOCK_BOOTTIME));
 }
 
 /*
@@ -150,8 +156,7 @@ static int snapshot_start(struct frecd_daemon *d, const char *reason)
 	d->snapshot_seq++;
 	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
 	snprintf(d->snapshot_dir, sizeof(d->snapshot_dir), "%s", d->opts->output_dir);
-	drain(d);
-	frec_recorder__seal(d->rec, clock_ns(CLOCK_BOOTTIME));
+	frec_recorder__seal(d->rec, drain(d));
 
 	memset(&job, 0, sizeof(job));
 	job.dirfd = frecd_outdir__dirfd(d->opts->outdir, err, sizeof(err));
@@ -318,10 +323,11 @@ static int setup(struct frecd_daemon *d)
 		.it_value = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
 	};
 	sigset_t set;
+	size_t i;
 	int ret;
 
-	d->rb = ring_buffer__new(d->opts->ring_fd, on_record, d, NULL);
-	if (!d->rb)
+	d->rings = frecd_rings__new(d->opts->ring_fds, d->opts->nrings, d->opts->ring_bytes_each);
+	if (!d->rings)
 		return -errno;
 	d->drops = frecd_drops__new(d->opts->counters_fd);
 	if (!d->drops)
@@ -337,11 +343,13 @@ static int setup(struct frecd_daemon *d)
 		return -errno;
 	if (timerfd_settime(d->tfd, 0, &its, NULL))
 		return -errno;
-	/* The ring map itself, edge-triggered: level-triggered would report it
-	 * ready as long as any data waits, which with timer draining is almost
-	 * always, and turn the loop into a busy poll. */
+	/* The ring maps themselves, edge-triggered: level-triggered would
+	 * report one ready as long as any data waits, which with timer
+	 * draining is almost always, and turn the loop into a busy poll. */
+	for (i = 0; i < d->opts->nrings; i++)
+		if ((ret = add_fd(d, d->opts->ring_fds[i], EPOLLIN | EPOLLET, TAG_RING)))
+			return ret;
 	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
-	    (ret = add_fd(d, d->opts->ring_fd, EPOLLIN | EPOLLET, TAG_RING)) ||
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
 	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)))
 		return ret;
@@ -353,7 +361,7 @@ static void teardown(struct frecd_daemon *d)
 {
 	/* joins the writer thread after the job in progress, if any */
 	frecd_writer__free(d->writer);
-	ring_buffer__free(d->rb);
+	frecd_rings__free(d->rings);
 	frecd_drops__free(d->drops);
 	if (d->epfd >= 0)
 		close(d->epfd);
@@ -372,8 +380,9 @@ static void log_summary(struct frecd_daemon *d)
 		 (unsigned long long)st.events, (unsigned long long)frecd_drops__total(d->drops),
 		 (unsigned long long)frecd_drops__filtered(d->drops),
 		 (unsigned long long)d->snapshots, (unsigned long long)d->snapshot_failures);
-	if (d->malformed)
-		log_warn("%llu malformed records were refused", (unsigned long long)d->malformed);
+	if (d->malformed || frecd_rings__skipped(d->rings))
+		log_warn("%llu malformed records were refused",
+			 (unsigned long long)(d->malformed + frecd_rings__skipped(d->rings)));
 }
 
 int frecd_daemon__run(const struct frecd_daemon_opts *opts)
@@ -403,8 +412,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				if (read(d.tfd, &expirations, sizeof(expirations)) < 0) {
 					/* EAGAIN: raced with another read; drain anyway */
 				}
-				drain(&d);
-				frec_recorder__tick(d.rec, clock_ns(CLOCK_BOOTTIME));
+				frec_recorder__tick(d.rec, drain(&d));
 				frecd_service__tick(opts->svc);
 				break;
 			case TAG_RING:
@@ -423,8 +431,8 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		}
 	}
 	if (!ret) {
-		d.stall_until = 0;	/* the last drain always happens */
-		drain(&d);
+		d.stall_until = 0;	/* the last drain always happens, and takes all */
+		drain_until(&d, FRECD_RING_NO_CUT);
 		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
 		log_summary(&d);
 	}
@@ -462,6 +470,5 @@ void frecd_daemon__reset_probe_hits(struct frecd_daemon *d)
 
 void frecd_daemon__flush(struct frecd_daemon *d)
 {
-	drain(d);
-	frec_recorder__seal(d->rec, clock_ns(CLOCK_BOOTTIME));
+	frec_recorder__seal(d->rec, drain(d));
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * frecd's event loop: one epoll over
- *  - a timerfd: drain the ring buffer (the BPF side submits without wakeups),
- *    read the drop counters, let the recorder seal and evict;
- *  - the ring buffer map fd, edge-triggered: the BPF side forces a wakeup
- *    when the ring fills past a threshold;
+ *  - a timerfd: drain the ring buffers (the BPF side submits without
+ *    wakeups), read the drop counters, let the recorder seal and evict;
+ *  - each CPU's ring buffer map fd, edge-triggered: the BPF side forces a
+ *    wakeup when a ring fills past a threshold;
  *  - a signalfd: SIGUSR1 snapshot, SIGTERM/SIGINT stop, SIGHUP reload,
  *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests);
  *  - the snapshot writer's eventfd: a snapshot is done.
@@ -29,11 +29,13 @@ struct frecd_status;
 struct frecd_daemon_opts {
 	size_t sz;
 	struct frec_recorder *rec;
-	int ring_fd;
+	const int *ring_fds;		/* one BPF ring buffer per CPU */
+	size_t nrings;
+	__u64 ring_bytes_each;
 	int counters_fd;
 	const char *output_dir;
 	struct frecd_outdir *outdir;	/* -o, checked again before each snapshot */
-	__u64 ring_bytes;		/* for the drop message */
+	__u64 ring_bytes;		/* --ring-size, for the drop message */
 	struct frec_config_summary config; /* written into every snapshot header */
 	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
 	struct frecd_service *svc;	/* socket, notify, reload, retention; may be NULL */

@@ -23,7 +23,10 @@ struct frecd_bpf {
 	char *btf_path;
 	/* The maps, as fds of our own: the same maps outlive a reload of the
 	 * programs (frecd_bpf__set_filter()), so these never change. */
-	int ring_fd, counters_fd, filter_fd;
+	int rings_fd, counters_fd, filter_fd;
+	int *ring_fds;			/* one ring per possible CPU, in rings_fd */
+	size_t nrings;
+	__u64 ring_bytes;		/* each */
 	__u32 pids[FREC_MAX_PID_FILTER];	/* the filter as set */
 	size_t npids;
 	size_t nlinks;
@@ -148,8 +151,9 @@ static void destroy_skel(struct frecd_bpf *b)
  * reuse's (a reload of the programs: the ring, the counters and the filter
  * stay, with what they hold); otherwise new ones.
  */
-static int load_skel(struct frec_bpf **skelp, const struct frecd_bpf_opts *opts, bool raw_tp,
-		     bool has_state, const struct frecd_bpf *reuse, char *err, size_t errlen)
+static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
+		     const struct frecd_bpf_opts *opts, bool raw_tp, bool has_state,
+		     const struct frecd_bpf *reuse, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct bpf_program *prog;
@@ -171,21 +175,23 @@ static int load_skel(struct frec_bpf **skelp, const struct frecd_bpf_opts *opts,
 		bpf_program__set_autoload(prog, wanted);
 	}
 	if (reuse) {
-		if ((ret = bpf_map__reuse_fd(skel->maps.events, reuse->ring_fd)) ||
+		if ((ret = bpf_map__reuse_fd(skel->maps.rings, reuse->rings_fd)) ||
 		    (ret = bpf_map__reuse_fd(skel->maps.counters, reuse->counters_fd)) ||
 		    (ret = bpf_map__reuse_fd(skel->maps.pid_filter, reuse->filter_fd))) {
 			snprintf(err, errlen, "cannot share the maps with the new programs: %s",
 				 strerror(-ret));
 			return ret;
 		}
-	} else {
-		ret = bpf_map__set_max_entries(skel->maps.events, opts->ring_bytes);
-		if (ret) {
-			snprintf(err, errlen, "cannot size the ring buffer: %s", strerror(-ret));
-			return ret;
-		}
+	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings, b->nrings)) ||
+		   /* A ring of ours as the template of the array's values:
+		    * libbpf 1.1 crashes sizing the inner map it would make
+		    * (bpf_map__set_max_entries() on bpf_map__inner_map()),
+		    * and does not take ownership of this fd. */
+		   (ret = bpf_map__set_inner_map_fd(skel->maps.rings, b->ring_fds[0]))) {
+		snprintf(err, errlen, "cannot size the ring buffers: %s", strerror(-ret));
+		return ret;
 	}
-	threshold = opts->ring_bytes / 4;
+	threshold = b->ring_bytes / 4;
 	if (threshold > FREC_WAKEUP_THRESHOLD)
 		threshold = FREC_WAKEUP_THRESHOLD;
 	skel->rodata->wakeup_threshold = threshold;
@@ -262,6 +268,61 @@ static int set_filter_map(struct frecd_bpf *b, int map_fd, const __u32 *pids, si
 	return 0;
 }
 
+/*
+ * One ring per possible CPU, each an equal power-of-two share of --ring-size
+ * (at least a page), made once: both attempts (tp_btf, raw_tp) and every
+ * reload of the programs use these.
+ */
+static int create_rings(struct frecd_bpf *b, __u64 total, char *err, size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 each;
+	size_t i;
+
+	if (ncpus <= 0) {
+		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-ncpus));
+		return ncpus ? ncpus : -EINVAL;
+	}
+	for (each = (__u64)page; each * 2 <= total / ncpus; each *= 2)
+		;
+	b->ring_fds = calloc(ncpus, sizeof(*b->ring_fds));
+	if (!b->ring_fds)
+		return -ENOMEM;
+	b->ring_bytes = each;
+	for (i = 0; i < (size_t)ncpus; i++, b->nrings++) {
+		b->ring_fds[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "frec_ring", 0, 0, each, NULL);
+		if (b->ring_fds[i] < 0) {
+			int ret = b->ring_fds[i];
+
+			if (ret == -EPERM)
+				return privileges_error(err, errlen);
+			snprintf(err, errlen, "cannot create a %llu-byte BPF ring buffer for CPU %zu: %s%s",
+				 (unsigned long long)each, i, strerror(-ret),
+				 ret == -ENOMEM ? ": lower --ring-size" : "");
+			return ret;
+		}
+	}
+	log_debug("%zu ring buffers of %llu bytes, one per CPU", b->nrings,
+		  (unsigned long long)each);
+	return 0;
+}
+
+/* Put every CPU's ring into the programs' array: before any attach, since a
+ * CPU without one counts its records as dropped. */
+static int fill_rings(struct frecd_bpf *b, int rings_fd, char *err, size_t errlen)
+{
+	__u32 i;
+
+	for (i = 0; i < b->nrings; i++)
+		if (bpf_map_update_elem(rings_fd, &i, &b->ring_fds[i], BPF_ANY)) {
+			snprintf(err, errlen, "cannot hand the ring buffers to the programs: %s",
+				 strerror(errno));
+			return -errno;
+		}
+	return 0;
+}
+
 /* One attempt with one set of programs: open, load, fill the filter, attach. */
 static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
 		     bool has_state, char *err, size_t errlen)
@@ -269,7 +330,10 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 	int ret;
 
 	b->raw_tp = raw_tp;
-	ret = load_skel(&b->skel, opts, raw_tp, has_state, NULL, err, errlen);
+	ret = load_skel(b, &b->skel, opts, raw_tp, has_state, NULL, err, errlen);
+	if (ret)
+		return ret;
+	ret = fill_rings(b, bpf_map__fd(b->skel->maps.rings), err, errlen);
 	if (ret)
 		return ret;
 	b->npids = 0;
@@ -294,7 +358,7 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->ring_fd = b->counters_fd = b->filter_fd = -1;
+	b->rings_fd = b->counters_fd = b->filter_fd = -1;
 	b->has_state = has_state;
 	b->opts = *opts;
 	b->opts.pids = NULL;
@@ -305,6 +369,9 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 		return NULL;
 	}
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
+	ret = create_rings(b, opts->ring_bytes, err, errlen);
+	if (ret)
+		goto done;
 	/* Even without kernel BTF (--btf), auto tries tp_btf first: the attempt
 	 * is cheap, and the fallback path is then the one every kernel takes. */
 	if (opts->attach == FRECD_ATTACH_RAW_TP) {
@@ -328,10 +395,10 @@ done:
 	}
 	frecd_log__forget_libbpf();
 	b->opts.btf_path = b->btf_path;
-	b->ring_fd = fcntl(bpf_map__fd(b->skel->maps.events), F_DUPFD_CLOEXEC, 3);
+	b->rings_fd = fcntl(bpf_map__fd(b->skel->maps.rings), F_DUPFD_CLOEXEC, 3);
 	b->counters_fd = fcntl(bpf_map__fd(b->skel->maps.counters), F_DUPFD_CLOEXEC, 3);
 	b->filter_fd = fcntl(bpf_map__fd(b->skel->maps.pid_filter), F_DUPFD_CLOEXEC, 3);
-	if (b->ring_fd < 0 || b->counters_fd < 0 || b->filter_fd < 0) {
+	if (b->rings_fd < 0 || b->counters_fd < 0 || b->filter_fd < 0) {
 		ret = errno;
 		snprintf(err, errlen, "cannot keep the maps' descriptors: %s", strerror(ret));
 		frecd_bpf__destroy(b);
@@ -346,8 +413,11 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 	if (!b)
 		return;
 	destroy_skel(b);
-	if (b->ring_fd >= 0)
-		close(b->ring_fd);
+	if (b->rings_fd >= 0)
+		close(b->rings_fd);
+	while (b->nrings)
+		close(b->ring_fds[--b->nrings]);
+	free(b->ring_fds);
 	if (b->counters_fd >= 0)
 		close(b->counters_fd);
 	if (b->filter_fd >= 0)
@@ -356,9 +426,16 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 	free(b);
 }
 
-int frecd_bpf__ring_fd(const struct frecd_bpf *b)
+int frecd_bpf__rings_fd(const struct frecd_bpf *b)
 {
-	return b->ring_fd;
+	return b->rings_fd;
+}
+
+const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes)
+{
+	*n = b->nrings;
+	*bytes = b->ring_bytes;
+	return b->ring_fds;
 }
 
 int frecd_bpf__counters_fd(const struct frecd_bpf *b)
@@ -394,7 +471,7 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	opts.pids = pids;
 	opts.npids = npids;
 	opts.wakeup = wakeup;
-	ret = load_skel(&skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
+	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret)
 		goto fail;
 	memcpy(old_pids, b->pids, old_npids * sizeof(*old_pids));

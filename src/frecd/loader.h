@@ -18,7 +18,7 @@
 
 struct frecd_bpf_opts {
 	size_t sz;
-	__u64 ring_bytes;
+	__u64 ring_bytes;		/* --ring-size: all CPUs' rings together */
 	__u32 self_tgid;		/* never recorded */
 	const __u32 *pids;		/* -p filter (tgids), npids 0: everything */
 	size_t npids;
@@ -52,8 +52,11 @@ void frecd_bpf__destroy(struct frecd_bpf *b);
 int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
 			  char *err, size_t errlen);
 
-/* The maps' descriptors; the same for frecd's whole run, reloads included. */
-int frecd_bpf__ring_fd(const struct frecd_bpf *b);
+/* The maps' descriptors; the same for frecd's whole run, reloads included.
+ * rings_fd: the programs' array of per-CPU rings (for the probes' object);
+ * frecd_bpf__rings(): the rings themselves, *n of them, *bytes each. */
+int frecd_bpf__rings_fd(const struct frecd_bpf *b);
+const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes);
 int frecd_bpf__counters_fd(const struct frecd_bpf *b);
 bool frecd_bpf__raw_tp(const struct frecd_bpf *b);	/* the raw_tp set was loaded */
 size_t frecd_bpf__nattached(const struct frecd_bpf *b);

@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 	struct frecd_bpf *bpf = NULL;
 	struct frecd_outdir *outdir = NULL;
 	struct frecd_service *svc = NULL;
-	char err[512], sz1[32], sz2[32], where[512];
+	char err[512], sz1[32], sz2[32], sz3[32], where[512];
+	__u64 ring_each = 0;
 	size_t ntgids = 0, i, n;
 	int ret, status = 1;
 	sigset_t sigs;
@@ -214,6 +215,8 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
+	dopts.ring_fds = frecd_bpf__rings(bpf, &dopts.nrings, &ring_each);
+	dopts.ring_bytes_each = ring_each;
 	if (stop_requested("and detaching the scheduler programs")) {
 		status = 0;
 		goto out;
@@ -221,7 +224,8 @@ int main(int argc, char **argv)
 	if (frec_probes__count(probes)) {
 		struct frec_probes_attach_opts popts = {
 			.sz = sizeof(popts),
-			.ring_fd = frecd_bpf__ring_fd(bpf),
+			.rings_fd = frecd_bpf__rings_fd(bpf),
+			.ring_bytes = ring_each,
 			.counters_fd = frecd_bpf__counters_fd(bpf),
 			.pids = tgids,
 			.npids = ntgids,
@@ -267,7 +271,6 @@ int main(int argc, char **argv)
 		log_debug("named %d threads from /proc", ret);
 
 	dopts.rec = rec;
-	dopts.ring_fd = frecd_bpf__ring_fd(bpf);
 	dopts.counters_fd = frecd_bpf__counters_fd(bpf);
 	dopts.output_dir = opts.output_dir;
 	dopts.outdir = outdir;
@@ -298,12 +301,13 @@ int main(int argc, char **argv)
 		}
 		dopts.svc = svc;
 	}
-	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s, %s; SIGUSR1 writes a snapshot to %s",
+	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
 		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
 		 frec_probes__count(probes), opts.window_ns / 1e9,
 		 frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)),
 		 (unsigned long long)(opts.period_ns / 1000000),
-		 frecd_format_size(opts.ring_bytes, sz2, sizeof(sz2)),
+		 frecd_format_size(opts.ring_bytes, sz2, sizeof(sz2)), dopts.nrings,
+		 frecd_format_size(ring_each, sz3, sizeof(sz3)),
 		 ntgids ? "filtered by -p" : "all processes", opts.output_dir);
 
 	ret = frecd_daemon__run(&dopts);

@@ -27,15 +27,10 @@ static int has_kind(const struct frec_probes *p, __u32 kind)
 
 /* The wakeup threshold as frecd's own programs use it: a quarter of a small
  * ring, so that a wakeup comes well before the ring is full. */
-static void set_wakeup(struct probe_bpf *skel, int ring_fd)
+static void set_wakeup(struct probe_bpf *skel, __u64 ring_bytes)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (ring_fd < 0 || bpf_obj_get_info_by_fd(ring_fd, &info, &len))
-		return;
-	if (info.max_entries / 4 < skel->rodata->wakeup_bytes)
-		skel->rodata->wakeup_bytes = info.max_entries / 4;
+	if (ring_bytes && ring_bytes / 4 < skel->rodata->wakeup_threshold)
+		skel->rodata->wakeup_threshold = ring_bytes / 4;
 }
 
 static void attach_error(const struct probe_entry *e, int pid, int err, char *buf, size_t len)
@@ -84,7 +79,7 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen)
 {
-	struct frec_probes_attach_opts o = { .ring_fd = -1, .counters_fd = -1 };
+	struct frec_probes_attach_opts o = { .rings_fd = -1, .counters_fd = -1 };
 	struct probe_bpf *skel = NULL;
 	size_t i, j, npids, nlinks = 0;
 	struct bpf_link **links = NULL;
@@ -113,15 +108,15 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	}
 	skel->rodata->nargs = o.nargs;
 	skel->rodata->self_pid = o.self_pid;
-	set_wakeup(skel, o.ring_fd);
+	set_wakeup(skel, o.ring_bytes);
 	/* Load only what is used: fewer programs to verify, and a kernel
 	 * without USDT support still takes plain uprobes. */
 	bpf_program__set_autoload(skel->progs.frec_uprobe, has_kind(p, FREC_PROBE_UPROBE));
 	bpf_program__set_autoload(skel->progs.frec_uretprobe, has_kind(p, FREC_PROBE_URETPROBE));
 	bpf_program__set_autoload(skel->progs.frec_usdt, has_kind(p, FREC_PROBE_USDT));
-	/* One ring for everything: frecd's maps replace ours before load. */
-	if (o.ring_fd >= 0 && (ret = bpf_map__reuse_fd(skel->maps.events, o.ring_fd))) {
-		snprintf(err, errlen, "sharing frecd's ring buffer with the probes: %s", strerror(-ret));
+	/* The same rings as the scheduler's: frecd's maps replace ours before load. */
+	if (o.rings_fd >= 0 && (ret = bpf_map__reuse_fd(skel->maps.rings, o.rings_fd))) {
+		snprintf(err, errlen, "sharing frecd's ring buffers with the probes: %s", strerror(-ret));
 		goto err_out;
 	}
 	if (o.counters_fd >= 0 && (ret = bpf_map__reuse_fd(skel->maps.counters, o.counters_fd))) {

@@ -2,7 +2,7 @@
 /*
  * User probes: --probe specs (uprobe, uretprobe, usdt, func), validated with
  * libelf before anything is attached, loaded from probe.bpf.c into the same
- * ring buffer as the scheduler programs (bpf_map__reuse_fd), attached all or
+ * ring buffers as the scheduler programs (bpf_map__reuse_fd), attached all or
  * nothing. frecd's option parser and main loop call this; probes.c and
  * bpf/probe.bpf.c implement it.
  */
@@ -17,13 +17,14 @@ struct frec_probes;
 
 struct frec_probes_attach_opts {
 	size_t sz;
-	int ring_fd;		/* frecd's BPF ring buffer map */
+	int rings_fd;		/* frecd's array of per-CPU ring buffers */
 	int counters_fd;	/* frecd's per-CPU counters map (enum frec_counter) */
 	const __u32 *pids;	/* -p filter: attach for these processes only */
 	size_t npids;		/* 0: every process that maps the binary */
 	__u32 self_pid;		/* frecd itself, never recorded */
 	__u32 nargs;		/* --probe-args, 0..FREC_MAX_PROBE_ARGS */
 	int verbose;
+	__u64 ring_bytes;	/* each ring's size, for the wakeup threshold */
 };
 
 struct frec_probes *frec_probes__new(void);

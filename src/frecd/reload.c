@@ -183,13 +183,24 @@ static bool same_probes(const struct frecd_options *a, const struct frecd_option
 	return true;
 }
 
+/* The size of each CPU's ring, which the probes' wakeup threshold follows. */
+static __u64 ring_bytes_each(const struct frecd_bpf *bpf)
+{
+	size_t n;
+	__u64 bytes;
+
+	frecd_bpf__rings(bpf, &n, &bytes);
+	return bytes;
+}
+
 static int attach_probes(struct frec_probes *p, const struct frecd_service_opts *so,
 			 const __u32 *tgids, size_t ntgids, __u32 nargs, int verbose,
 			 char *err, size_t errlen)
 {
 	struct frec_probes_attach_opts popts = {
 		.sz = sizeof(popts),
-		.ring_fd = frecd_bpf__ring_fd(so->bpf),
+		.rings_fd = frecd_bpf__rings_fd(so->bpf),
+		.ring_bytes = ring_bytes_each(so->bpf),
 		.counters_fd = frecd_bpf__counters_fd(so->bpf),
 		.pids = tgids,
 		.npids = ntgids,

@@ -71,7 +71,7 @@ assert_eq "window from the file" \
 assert_eq "keep: the command line wins" "retention     keep 9 snapshots, 3221225472 bytes at most" "$(grep '^retention' status.out)"
 assert_eq "output from the file" "directory     $WORK/fromfile" "$(grep '^directory' status.out)"
 assert_eq "probes from the file" "probes        2" "$(grep '^probes' status.out)"
-grep -q "ready: pid $FRECD_PID, [0-9]* programs ([a-z_]*), 2 probes, window 2.5 s / 32M, period 500 ms, ring 4M, all processes" \
+grep -q "ready: pid $FRECD_PID, [0-9]* programs ([a-z_]*), 2 probes, window 2.5 s / 32M, period 500 ms, ring 4M ([0-9]* x [0-9]*[KM]), all processes" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "the ready line does not show the file's settings"; }
 # each attached probe is logged
 assert_eq "attached probe lines" 2 "$(grep -c "frecd info: attached probe [12]: func:$TARGET:frec_target_fp -> " "$WORK/frecd.log")"

@@ -3,9 +3,10 @@
  * probe_target: calls functions and fires a USDT probe an exact number of
  * times with known arguments, for the user probe tests.
  *
- *   probe_target [-n] [-t THREADS] N M A B
+ *   probe_target [-n] [-c CPU] [-t THREADS] N M A B
  *     prints "ready PID", waits for SIGUSR1 (so that frecd is attached before
- *     the first call; -n: do not wait), then in each of THREADS threads:
+ *     the first call; -n: do not wait), then in each of THREADS threads (all
+ *     on CPU with -c: all its records go to that CPU's ring buffer):
  *       for i in 1..N: frec_target_fp(A, B, i)    returns A + B + i
  *                      frec_target_nofp(A, B, i)  returns A * B + i
  *                      frec_lib_mul(A, i)         returns A * i (libfrectarget.so)
@@ -18,8 +19,10 @@
  *     "NAME WALL_NS CPU_NS" per call, for fp, nofp, lib and usdt. Run it with
  *     and without probes attached: the difference is the cost of one hit.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +38,7 @@ static volatile long sink;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: probe_target [-n] [-t THREADS] N M A B\n"
+	fprintf(stderr, "usage: probe_target [-n] [-c CPU] [-t THREADS] N M A B\n"
 			"       probe_target [-n] -b K\n");
 	exit(2);
 }
@@ -126,14 +129,15 @@ static void bench(long k)
 
 int main(int argc, char **argv)
 {
-	long threads = 1, bench_k = 0, i;
+	long threads = 1, bench_k = 0, cpu = -1, i;
 	int wait_start = 1, opt, sig;
 	pthread_t *tids;
 	sigset_t set;
 
-	while ((opt = getopt(argc, argv, "+nt:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "+nc:t:b:")) != -1) {
 		switch (opt) {
 		case 'n': wait_start = 0; break;
+		case 'c': cpu = number(optarg); break;
 		case 't': threads = number(optarg); break;
 		case 'b': bench_k = number(optarg); break;
 		default: usage();
@@ -151,6 +155,16 @@ int main(int argc, char **argv)
 		arg_b = number(argv[optind + 3]);
 	}
 
+	if (cpu >= 0) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(cpu, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus)) {	/* threads inherit it */
+			fprintf(stderr, "probe_target: -c %ld: %s\n", cpu, strerror(errno));
+			return 2;
+		}
+	}
 	if (wait_start) {
 		/* Block the signal before saying "ready", so that it cannot come
 		 * before sigwait() is there to take it. */

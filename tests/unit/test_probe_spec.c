@@ -378,7 +378,7 @@ static void test_print(void **state)
 static void test_attach_nothing(void **state)
 {
 	struct frec_probes *p = frec_probes__new();
-	struct frec_probes_attach_opts o = { .sz = sizeof(o), .ring_fd = -1, .counters_fd = -1 };
+	struct frec_probes_attach_opts o = { .sz = sizeof(o), .rings_fd = -1, .counters_fd = -1 };
 	char err[128];
 	size_t n = 7;
 

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * frec's ring buffers as its BPF programs see them, shared by frec.bpf.c and
+ * probe.bpf.c: one BPF ring buffer per CPU, in an array of maps indexed by
+ * CPU number, and the per-CPU drop counters.
+ *
+ * Why per CPU: with one ring shared by all CPUs every record takes the
+ * ring's spinlock and moves its producer position's cache line between
+ * CPUs. On a context-switch benchmark that contention was most of frec's
+ * cost. A CPU's ring is written by that CPU only, so records in it are in
+ * time order, which is what lets frecd cut every ring at one timestamp
+ * when it seals a generation (src/frecd/ring.c).
+ *
+ * frecd sizes the array (possible CPUs) and the template ring before load,
+ * creates one ring per CPU and puts it into the array before it attaches
+ * any program. probe.bpf.c gets frecd's maps with bpf_map__reuse_fd(): its
+ * definitions here are placeholders of the same shape.
+ */
+#ifndef FREC_RING_BPF_H
+#define FREC_RING_BPF_H
+
+#include "frec.h"
+
+/* Submit without waking the consumer unless this much waits (frec.h);
+ * frecd lowers it to a quarter of a small ring. */
+const volatile __u64 wakeup_threshold = FREC_WAKEUP_THRESHOLD;
+
+struct frec_ring_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);		/* frecd sets the real size */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);			/* frecd sets: possible CPUs */
+	__type(key, __u32);
+	__array(values, struct frec_ring_map);
+} rings SEC(".maps");
+
+/* enum frec_counter; per CPU so that counting needs no atomics. The kernel
+ * keeps no count of failed reserves, so this is the only record of drops. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FREC_CNT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	/* This CPU's slot, and programs do not nest on one CPU: no atomics. */
+	if (c)
+		(*c)++;
+}
+
+/*
+ * A record of size bytes in this CPU's ring, its header filled in (the
+ * type's fields are the caller's), or NULL, counted as a drop. *ring is set
+ * for ring_submit().
+ */
+static __always_inline void *ring_reserve(void **ring, __u32 size, __u16 type)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct frec_rec_hdr *h;
+	void *rb;
+	__u64 id;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (!rb) {	/* a CPU frecd made no ring for */
+		count(FREC_CNT_DROPPED);
+		return NULL;
+	}
+	h = bpf_ringbuf_reserve(rb, size, 0);
+	if (!h) {
+		count(FREC_CNT_DROPPED);
+		return NULL;
+	}
+	*ring = rb;
+	id = bpf_get_current_pid_tgid();
+	/* The time after the reserve: a CPU's records are then in time order
+	 * in its ring, which frecd's cut at seal time relies on. */
+	h->ts = bpf_ktime_get_boot_ns();
+	h->tid = (__u32)id;
+	h->tgid = id >> 32;
+	h->type = type;
+	h->cpu = cpu;
+	h->size = size;
+	return h;
+}
+
+/*
+ * No wakeup per record (see FREC_WAKEUP_THRESHOLD): one each time the data
+ * waiting in the ring crosses another multiple of the threshold. Not one per
+ * record above it: a forced wakeup costs an irq_work, several microseconds in
+ * a VM, and while frecd lags (descheduled, or busy) every record would pay
+ * it, exactly when the machine is busiest. AVAIL_DATA already counts this
+ * record (the reserve moved the producer), so the crossing lies between
+ * avail - its ring bytes and avail.
+ */
+static __always_inline void ring_submit(void *ring, void *rec)
+{
+	__u32 bytes = (((struct frec_rec_hdr *)rec)->size + 8 + 7) & ~7u; /* + ring header */
+	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+	__u64 thr = wakeup_threshold;
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (thr && avail >= thr && avail / thr != (avail - bytes) / thr)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
+#endif /* FREC_RING_BPF_H */
