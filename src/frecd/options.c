@@ -19,6 +19,7 @@
 #define MAX_PERIOD_MS		600000
 #define MAX_PID			4194304	/* PID_MAX_LIMIT on 64-bit */
 #define MAX_STALL_MS		600000
+#define MAX_WRITER_DELAY_MS	600000
 #define MAX_KEEP		1000000
 #define MAX_KEEP_BYTES		(1ull << 50)
 #define SOCKET_PATH_MAX		107	/* sizeof(sockaddr_un.sun_path) - 1 */
@@ -41,6 +42,7 @@ enum {
 	OPT_KEEP_SIZE,
 	OPT_SOCKET,
 	OPT_DEBUG_STALL_MS,
+	OPT_DEBUG_WRITER_DELAY_MS,
 	OPT_DEBUG_PROBES_ONLY,
 };
 
@@ -63,6 +65,7 @@ static const struct option long_options[] = {
 	{ "socket",	required_argument, NULL, OPT_SOCKET },
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "debug-stall-ms", required_argument, NULL, OPT_DEBUG_STALL_MS },
+	{ "debug-writer-delay-ms", required_argument, NULL, OPT_DEBUG_WRITER_DELAY_MS },
 	{ "debug-probes-only", no_argument, NULL, OPT_DEBUG_PROBES_ONLY },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
@@ -343,6 +346,13 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 					   arg, MAX_STALL_MS);
 		o->debug_stall_ms = v;
 		return 0;
+	case OPT_DEBUG_WRITER_DELAY_MS:
+		if (parse_uint(arg, MAX_WRITER_DELAY_MS, &v) || v == 0)
+			return usage_error(err, errlen,
+					   "--debug-writer-delay-ms '%s': use a number of milliseconds from 1 to %d",
+					   arg, MAX_WRITER_DELAY_MS);
+		o->debug_writer_delay_ms = v;
+		return 0;
 	case OPT_DEBUG_PROBES_ONLY:
 		o->debug_probes_only = true;
 		return 0;
@@ -426,6 +436,7 @@ int frecd_options__set(struct frecd_options *o, const char *key, const char *val
 	case OPT_DRY_RUN:
 	case OPT_VERSION:
 	case OPT_DEBUG_STALL_MS:
+	case OPT_DEBUG_WRITER_DELAY_MS:
 	case OPT_DEBUG_PROBES_ONLY:
 	case 'h':
 		return usage_error(err, errlen,
@@ -496,9 +507,12 @@ void frecd_options__usage(FILE *out)
 "      --version        print the version and exit\n"
 "  -h, --help           print this help and exit\n"
 "\n"
-"TESTING (command line only; they make frecd lose events on purpose)\n"
+"TESTING (command line only; frecd loses events or writes late on purpose)\n"
 "      --debug-stall-ms MS  SIGUSR2 stops draining the ring buffer for MS ms\n"
 "                       (a second SIGUSR2 ends the stall), so that it overflows\n"
+"      --debug-writer-delay-ms MS  the snapshot writer waits MS ms before it\n"
+"                       writes each file (the window is pinned, recording goes\n"
+"                       on), so that requests arrive while one is written\n"
 "      --debug-probes-only  the scheduler programs record nothing (their pid\n"
 "                       filter matches no process): only --probe records use\n"
 "                       the ring, so that their drops can be counted exactly\n"

@@ -50,6 +50,7 @@ struct frecd_options {
 	__u64 keep_bytes;		/* --keep-size: their bytes, 0: no limit */
 	bool check;			/* --check: report what works here, exit */
 	__u32 debug_stall_ms;		/* --debug-stall-ms: SIGUSR2 stalls the drain */
+	__u32 debug_writer_delay_ms;	/* --debug-writer-delay-ms: each snapshot waits */
 	bool debug_probes_only;		/* --debug-probes-only: sched programs record nothing */
 	bool dry_run;
 	int verbose;

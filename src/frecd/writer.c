@@ -3,12 +3,16 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <frec/recorder.h>
+#include "frecd/log.h"
 #include "frecd/writer.h"
 
 enum job_state { JOB_NONE, JOB_QUEUED, JOB_DONE };
+
+static __u64 debug_delay_ns;	/* frecd_writer__set_debug_delay() */
 
 struct frecd_writer {
 	pthread_t thread;
@@ -16,10 +20,36 @@ struct frecd_writer {
 	pthread_cond_t cond;
 	int efd;
 	bool stop;
+	__u64 delay_ns;		/* --debug-writer-delay-ms, fixed before the thread starts */
 	enum job_state state;	/* under lock */
 	struct frecd_snapshot_job job;
 	struct frecd_snapshot_result res;
 };
+
+void frecd_writer__set_debug_delay(__u64 delay_ns)
+{
+	debug_delay_ns = delay_ns;
+}
+
+/* The job is taken and its window pinned: the loop sees the writer busy and
+ * merges requests, and goes on recording, for as long as this lasts. */
+static void debug_delay(__u64 ns)
+{
+	struct timespec until;
+
+	log_info("snapshot writer: waiting %llu ms before writing the file (--debug-writer-delay-ms)",
+		 (unsigned long long)(ns / 1000000));
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ns / 1000000000;
+	until.tv_nsec += ns % 1000000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	/* an absolute end: a sleep that is interrupted resumes towards it */
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
+}
 
 static void write_job(struct frecd_writer *w)
 {
@@ -28,6 +58,8 @@ static void write_job(struct frecd_writer *w)
 	unsigned int attempt;
 	int ret = 0;
 
+	if (w->delay_ns)
+		debug_delay(w->delay_ns);
 	res->pin = job->pin;
 	for (attempt = 0;; attempt++) {
 		ret = frecd_snapshot_name(res->name, sizeof(res->name), job->realtime_ns, attempt);
@@ -79,6 +111,7 @@ struct frecd_writer *frecd_writer__new(void)
 		errno = ret;
 		return NULL;
 	}
+	w->delay_ns = debug_delay_ns;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	ret = pthread_create(&w->thread, NULL, writer_main, w);

@@ -53,6 +53,8 @@ static void test_defaults(void **state)
 	assert_false(o.dry_run);
 	assert_int_equal(o.verbose, 0);
 	assert_null(o.btf_path);
+	assert_int_equal(o.debug_stall_ms, 0);
+	assert_int_equal(o.debug_writer_delay_ms, 0);
 }
 
 static void test_all_options(void **state)
@@ -206,6 +208,39 @@ static void test_too_many_pids(void **state)
 	assert_string_equal(err, "-p 1025: too many processes; at most 1024 -p options");
 }
 
+/* The test options: their bounds, and never from the configuration file. */
+static void test_debug_options(void **state)
+{
+	assert_int_equal(parse("--debug-stall-ms", "250", "--debug-writer-delay-ms", "3000",
+			       NULL), 0);
+	assert_int_equal(o.debug_stall_ms, 250);
+	assert_int_equal(o.debug_writer_delay_ms, 3000);
+	assert_int_equal(parse("--debug-writer-delay-ms=600000", NULL), 0);
+	assert_int_equal(o.debug_writer_delay_ms, 600000);
+
+	assert_usage_error("--debug-stall-ms '0': use a number of milliseconds from 1 to 600000",
+			   "--debug-stall-ms", "0");
+	assert_usage_error("--debug-writer-delay-ms '0': use a number of milliseconds from 1 to 600000",
+			   "--debug-writer-delay-ms", "0");
+	assert_usage_error("--debug-writer-delay-ms '600001': use a number of milliseconds from 1 to 600000",
+			   "--debug-writer-delay-ms", "600001");
+	assert_usage_error("--debug-writer-delay-ms '3s': use a number of milliseconds from 1 to 600000",
+			   "--debug-writer-delay-ms", "3s");
+	assert_usage_error("--debug-writer-delay-ms '-1': use a number of milliseconds from 1 to 600000",
+			   "--debug-writer-delay-ms", "-1");
+	assert_usage_error("option '--debug-writer-delay-ms' needs a value; see frecd --help",
+			   "--debug-writer-delay-ms");
+
+	frecd_options__init(&o);
+	assert_int_equal(frecd_options__set(&o, "debug-writer-delay-ms", "3000", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "'debug-writer-delay-ms' is a command-line option, not a configuration key; remove the line");
+	assert_int_equal(o.debug_writer_delay_ms, 0);
+	assert_int_equal(frecd_options__set(&o, "debug-stall-ms", "3000", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "'debug-stall-ms' is a command-line option, not a configuration key; remove the line");
+}
+
 /* The snapshot file names sort by time and never collide. */
 static void test_snapshot_names(void **state)
 {
@@ -236,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_format_size),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_too_many_pids),
+		cmocka_unit_test(test_debug_options),
 		cmocka_unit_test(test_snapshot_names),
 	};
 
