@@ -332,7 +332,7 @@ static int setup(struct frecd_daemon *d)
 	d->drops = frecd_drops__new(d->opts->counters_fd);
 	if (!d->drops)
 		return -errno;
-	d->writer = frecd_writer__new();
+	d->writer = frecd_writer__new(d->opts->debug_writer_delay_ns);
 	if (!d->writer)
 		return -errno;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);

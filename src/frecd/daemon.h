@@ -38,6 +38,7 @@ struct frecd_daemon_opts {
 	__u64 ring_bytes;		/* --ring-size, for the drop message */
 	struct frec_config_summary config; /* written into every snapshot header */
 	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
+	__u64 debug_writer_delay_ns;	/* --debug-writer-delay-ms; 0: none */
 	struct frecd_service *svc;	/* socket, notify, reload, retention; may be NULL */
 };
 

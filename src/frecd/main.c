@@ -23,7 +23,6 @@
 #include "frecd/probes.h"
 #include "frecd/proc.h"
 #include "frecd/service.h"
-#include "frecd/writer.h"
 
 #define EXIT_USAGE	2
 
@@ -277,7 +276,7 @@ int main(int argc, char **argv)
 	dopts.outdir = outdir;
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
-	frecd_writer__set_debug_delay(opts.debug_writer_delay_ms * 1000000ull);
+	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;
 	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
 	{
 		struct frecd_service_opts sopts = {

@@ -12,8 +12,6 @@
 
 enum job_state { JOB_NONE, JOB_QUEUED, JOB_DONE };
 
-static __u64 debug_delay_ns;	/* frecd_writer__set_debug_delay() */
-
 struct frecd_writer {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -25,11 +23,6 @@ struct frecd_writer {
 	struct frecd_snapshot_job job;
 	struct frecd_snapshot_result res;
 };
-
-void frecd_writer__set_debug_delay(__u64 delay_ns)
-{
-	debug_delay_ns = delay_ns;
-}
 
 /* The job is taken and its window pinned: the loop sees the writer busy and
  * merges requests, and goes on recording, for as long as this lasts. */
@@ -96,7 +89,7 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-struct frecd_writer *frecd_writer__new(void)
+struct frecd_writer *frecd_writer__new(__u64 debug_delay_ns)
 {
 	struct frecd_writer *w;
 	int ret;

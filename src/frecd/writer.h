@@ -39,16 +39,12 @@ struct frecd_snapshot_result {
 int frecd_snapshot_name(char *buf, size_t len, __u64 realtime_ns, unsigned int attempt);
 
 /*
- * For tests (--debug-writer-delay-ms): every writer started afterwards waits
- * delay_ns after it takes a job and before it writes the file, so that
- * requests can be made while a snapshot is being written. 0: no wait (the
- * default). Set for the process, not passed to frecd_writer__new(), because
- * the event loop creates its writer itself and has no writer options.
+ * Starts the thread. NULL with errno set. debug_delay_ns, for tests
+ * (--debug-writer-delay-ms): the writer waits this long after it takes a job
+ * and before it writes the file, so that requests can be made while a
+ * snapshot is being written; 0, no wait.
  */
-void frecd_writer__set_debug_delay(__u64 delay_ns);
-
-/* Starts the thread. NULL with errno set. */
-struct frecd_writer *frecd_writer__new(void);
+struct frecd_writer *frecd_writer__new(__u64 debug_delay_ns);
 /* Stops and joins the thread (after any job in progress). */
 void frecd_writer__free(struct frecd_writer *w);
 

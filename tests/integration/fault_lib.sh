@@ -15,7 +15,8 @@ assert_ids_gone() {
 launch_frecd() {
 	: > "$WORK/frecd.log"
 	# shellcheck disable=SC2086
-	"$FRECD" "$@" ${FREC_FRECD_EXTRA_ARGS:-} >> "$WORK/frecd.log" 2>&1 \
+	"$FRECD" --socket "$FRECD_SOCKET" --config /dev/null "$@" ${FREC_FRECD_EXTRA_ARGS:-} \
+		>> "$WORK/frecd.log" 2>&1 \
 		3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	FRECD_PID=$!
 }
