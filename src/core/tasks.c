@@ -31,11 +31,9 @@ int tasks_init(struct task_table *t, uint32_t max)
 {
 	uint32_t bits = slot_bits(max);
 
-	t->slots = malloc(sizeof(*t->slots) << bits);
+	t->slots = calloc(1u << bits, sizeof(*t->slots));
 	if (!t->slots)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < 1u << bits; i++)
-		t->slots[i].tid = TASK_EMPTY;
 	t->shift = 32 - bits;
 	t->mask = (1u << bits) - 1;
 	t->count = 0;
@@ -53,12 +51,14 @@ struct task *tasks_find(struct task_table *t, uint32_t tid)
 {
 	uint32_t i = hash32(tid, t->shift);
 
+	if (tid == TASK_EMPTY)	/* its key would match a free slot */
+		return NULL;
 	for (;;) {
 		struct task *s = &t->slots[i];
 
-		if (s->tid == tid)
+		if (s->key == ~tid)
 			return s;
-		if (s->tid == TASK_EMPTY)
+		if (!s->key)
 			return NULL;
 		i = (i + 1) & t->mask;
 	}
@@ -69,16 +69,18 @@ struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted)
 	uint32_t i = hash32(tid, t->shift);
 
 	*inserted = false;
+	if (tid == TASK_EMPTY)	/* its key would match a free slot */
+		return NULL;
 	for (;;) {
 		struct task *s = &t->slots[i];
 
-		if (s->tid == tid)
+		if (s->key == ~tid)
 			return s;
-		if (s->tid == TASK_EMPTY) {
-			if (t->count >= t->max || tid == TASK_EMPTY)
+		if (!s->key) {
+			if (t->count >= t->max)
 				return NULL;
 			t->count++;
-			s->tid = tid;
+			s->key = ~tid;
 			s->tgid = tid;
 			s->stamp = 0;
 			s->idx = 0;
@@ -100,13 +102,13 @@ void tasks_remove(struct task_table *t, uint32_t tid)
 	t->count--;
 	i = (uint32_t)(s - t->slots);
 	for (;;) {
-		t->slots[i].tid = TASK_EMPTY;
+		t->slots[i].key = 0;
 		j = i;
 		for (;;) {
 			j = (j + 1) & t->mask;
-			if (t->slots[j].tid == TASK_EMPTY)
+			if (!t->slots[j].key)
 				return;
-			if (!home_between(i, j, hash32(t->slots[j].tid, t->shift)))
+			if (!home_between(i, j, hash32(~t->slots[j].key, t->shift)))
 				break;
 		}
 		t->slots[i] = t->slots[j];
@@ -114,19 +116,16 @@ void tasks_remove(struct task_table *t, uint32_t tid)
 	}
 }
 
-#define PROC_EMPTY UINT32_MAX
+/* Never a real tgid: refused, as the task table refuses TASK_EMPTY. */
+#define PROC_BAD_TGID UINT32_MAX
 
 int procs_init(struct proc_table *t, uint32_t max)
 {
 	uint32_t bits = slot_bits(max);
 
-	t->slots = malloc(sizeof(*t->slots) << bits);
+	t->slots = calloc(1u << bits, sizeof(*t->slots));
 	if (!t->slots)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < 1u << bits; i++) {
-		t->slots[i].tgid = PROC_EMPTY;
-		t->slots[i].cmdline = NULL;
-	}
 	t->shift = 32 - bits;
 	t->mask = (1u << bits) - 1;
 	t->count = 0;
@@ -140,8 +139,7 @@ void procs_fini(struct proc_table *t)
 	if (!t->slots)
 		return;
 	for (uint32_t i = 0; i <= t->mask; i++)
-		if (t->slots[i].tgid != PROC_EMPTY)
-			free(t->slots[i].cmdline);
+		free(t->slots[i].cmdline);
 	free(t->slots);
 	t->slots = NULL;
 }
@@ -153,10 +151,10 @@ struct proc *procs_find(struct proc_table *t, uint32_t tgid)
 	for (;;) {
 		struct proc *s = &t->slots[i];
 
+		if (!s->cmdline)
+			return NULL;
 		if (s->tgid == tgid)
 			return s;
-		if (s->tgid == PROC_EMPTY)
-			return NULL;
 		i = (i + 1) & t->mask;
 	}
 }
@@ -165,10 +163,10 @@ int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline)
 {
 	size_t n = strnlen(cmdline, CMDLINE_MAX - 1);
 	struct proc *s = procs_find(t, tgid);
-	size_t old = s && s->cmdline ? strlen(s->cmdline) + 1 : 0;
+	size_t old = s ? strlen(s->cmdline) + 1 : 0;
 	char *copy;
 
-	if (tgid == PROC_EMPTY)
+	if (tgid == PROC_BAD_TGID)
 		return -EINVAL;
 	if (!s && t->count >= t->max)
 		return -ENOSPC;
@@ -182,12 +180,11 @@ int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline)
 	if (!s) {
 		uint32_t i = hash32(tgid, t->shift);
 
-		while (t->slots[i].tgid != PROC_EMPTY)
+		while (t->slots[i].cmdline)
 			i = (i + 1) & t->mask;
 		s = &t->slots[i];
 		s->tgid = tgid;
 		s->stamp = 0;
-		s->cmdline = NULL;
 		t->count++;
 	}
 	free(s->cmdline);
@@ -203,19 +200,17 @@ void procs_remove(struct proc_table *t, uint32_t tgid)
 
 	if (!s)
 		return;
-	if (s->cmdline) {
-		t->cmdline_bytes -= strlen(s->cmdline) + 1;
-		free(s->cmdline);
-	}
+	t->cmdline_bytes -= strlen(s->cmdline) + 1;
+	free(s->cmdline);
 	t->count--;
 	i = (uint32_t)(s - t->slots);
 	for (;;) {
-		t->slots[i].tgid = PROC_EMPTY;
+		t->slots[i].tgid = 0;
 		t->slots[i].cmdline = NULL;
 		j = i;
 		for (;;) {
 			j = (j + 1) & t->mask;
-			if (t->slots[j].tgid == PROC_EMPTY)
+			if (!t->slots[j].cmdline)
 				return;
 			if (!home_between(i, j, hash32(t->slots[j].tgid, t->shift)))
 				break;

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <frec/record.h>
 
-#define TASK_EMPTY	UINT32_MAX	/* tid of a free slot; never a real tid */
+#define TASK_EMPTY	UINT32_MAX	/* never a real tid */
 #define TASK_EXITED	0x80000000u	/* in idx: sched_process_exit was seen */
 #define TASK_IDX_MASK	0x7fffffffu
 
 struct task {
-	uint32_t tid;
+	uint32_t key;		/* ~tid: a free slot (tid TASK_EMPTY) is all zero */
 	uint32_t tgid;
 	uint32_t stamp;		/* generation stamp for which idx is valid, 0 = none */
 	uint32_t idx;		/* thread index in that generation | TASK_EXITED */
@@ -38,7 +38,7 @@ struct task_table {
 struct proc {
 	uint32_t tgid;
 	uint32_t stamp;		/* generation stamp that already listed it */
-	char *cmdline;		/* malloc'd, NULL = unknown */
+	char *cmdline;		/* malloc'd; NULL marks a free slot */
 };
 
 struct proc_table {
@@ -49,6 +49,10 @@ struct proc_table {
 	uint32_t max;
 	size_t cmdline_bytes;	/* held by all cmdlines together */
 };
+
+/* Both tables start as zeroed memory, which is a table of free slots: the
+ * kernel maps their pages only as entries land in them, so a table sized
+ * for 65536 threads costs little on a machine running a few hundred. */
 
 /* Cmdlines are capped so that the table's memory stays bounded. */
 #define CMDLINE_MAX		4096

@@ -317,6 +317,34 @@ static void test_type_names(void **state)
 	assert_null(frec_type__name(FREC_EV__MAX));
 }
 
+/* The task and process tables start as zeroed memory: tid and tgid 0 (the
+ * idle task) are real entries, the one tid no thread has is refused, and a
+ * full table says so. */
+static void test_task_tables(void **state)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o),
+		.max_bytes = 1 << 20,
+		.ncpus = 2,
+		.max_threads = 4,
+		.max_processes = 2,
+	};
+	struct frec_recorder *rec = frec_recorder__new(&o);
+
+	assert_non_null(rec);
+	assert_int_equal(frec_recorder__set_thread(rec, 0xffffffffu, 1, "bad"), -EINVAL);
+	for (__u32 tid = 0; tid < 4; tid++)
+		assert_int_equal(frec_recorder__set_thread(rec, tid, tid, "t"), 0);
+	assert_int_equal(frec_recorder__set_thread(rec, 9, 9, "x"), -ENOSPC);
+	assert_int_equal(frec_recorder__set_thread(rec, 0, 0, "swapper/0"), 0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 0xffffffffu, "x"), -EINVAL);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 0, "a"), 0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 2, "b"), 0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 3, "c"), -ENOSPC);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 0, "a2"), 0);
+	frec_recorder__free(rec);
+}
+
 static int stored(void **state)
 {
 	synth_compress_level = 0;
@@ -334,6 +362,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_task_tables),
 		cmocka_unit_test_setup(test_roundtrip_events, stored),
 		cmocka_unit_test_setup(test_roundtrip_records, stored),
 		cmocka_unit_test_setup(test_roundtrip_events, deflated),
