@@ -7,9 +7,14 @@
  * and the replay benchmark feed it synthetic records.
  *
  * Memory: every byte it holds for events comes from a pool of equal-size
- * chunks preallocated by frec_recorder__new(); pushing an event never calls
- * malloc. When the pool runs dry the oldest sealed generation is evicted
- * early (counted in stats.early_evictions).
+ * chunks preallocated by frec_recorder__new(): max_bytes rounded down to
+ * whole chunks, for the window, the open generation and the block being
+ * sealed together. Pushing an event never calls malloc. The window leaves
+ * the open generation room to grow (also while a snapshot pins the window);
+ * should the pool still run dry, the oldest sealed generation is evicted
+ * early (counted in stats.early_evictions). The task and process tables
+ * come on top, sized by max_threads and max_processes and touched only as
+ * they fill.
  *
  * Threads: everything but frec_snapshot__write() must be called from one
  * thread. frec_snapshot__write() may run in another thread on a pinned window.
@@ -23,10 +28,13 @@
 struct frec_recorder_opts {
 	size_t sz;			/* sizeof(struct frec_recorder_opts) */
 	__u64 min_age_ns;		/* window: minimum age, default 10 s */
-	__u64 max_bytes;		/* window: maximum bytes, default 64 MiB */
+	__u64 max_bytes;		/* all event memory: window, open generation, sealing;
+					 * default 64 MiB, at least 16 chunks */
 	__u64 period_ns;		/* seal the open generation this often, default 1 s */
-	__u64 gen_max_bytes;		/* seal early at this many encoded bytes, default max_bytes/8 */
-	__u32 chunk_bytes;		/* pool chunk size, default 64 KiB */
+	__u64 gen_max_bytes;		/* seal early at this many encoded bytes, default
+					 * max_bytes/16, at most max_bytes/8 */
+	__u32 chunk_bytes;		/* pool chunk size, default 64 KiB, halved (down to
+					 * 1 KiB) until max_bytes holds 64 chunks */
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
@@ -54,8 +62,15 @@ struct frec_recorder_stats {
 	__u64 window_end_ts;		/* newest seal time */
 	__u64 open_bytes;		/* encoded bytes in the open generation */
 	__u64 open_events;
-	__u64 pool_bytes;		/* the pool's ceiling */
+	__u64 pool_bytes;		/* the pool's ceiling, at most max_bytes */
 	__u64 malformed;		/* records or events rejected with -EINVAL */
+	__u64 window_events;		/* events in the window's generations */
+	__u64 mem_bytes;		/* event memory held now: chunks in use x chunk size
+					 * (window, open generation, generations still pinned) */
+	__u64 window_mem_max;		/* memory the window may hold: the pool less the
+					 * room of a largest open generation */
+	__u64 tables_bytes;		/* allocated besides the pool: task, process and
+					 * generation tables, cmdlines; mapped as they fill */
 };
 
 struct frec_recorder;

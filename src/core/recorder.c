@@ -21,7 +21,17 @@
 #define MIN_CHUNK		1024
 #define MAX_CHUNK		(16u << 20)
 #define MAX_TASKS		(1u << 22)
-#define MAX_TAIL_CHUNKS		64
+/* The default chunk shrinks (by halves, down to MIN_CHUNK) until max_bytes
+ * holds this many chunks: a small window then wastes little of its memory
+ * in the unused end of each generation's last chunk. */
+#define POOL_CHUNKS_WANT	64
+/* Fewer chunks than this cannot hold a window next to the open generation. */
+#define POOL_CHUNKS_MIN		16
+/* Room, besides the raw event stream, that sealing the open generation may
+ * need for its tables (a few hundred threads take a few KiB), as a share of
+ * the pool and at most this much. */
+#define TABLE_ROOM_MAX		(128u << 10)
+#define TABLE_ROOM_SHARE	16
 
 /* An option the caller's struct is big enough to hold and has set. */
 #define OPT(o, f, def) \
@@ -51,10 +61,54 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+/*
+ * The pool is all the memory the recorder has for events: max_bytes rounded
+ * down to whole chunks. It holds the window, the open generation and the
+ * block being sealed, so the window may use what the open generation cannot
+ * need: the chunks of a largest open generation (events never straddle
+ * chunks, so each chunk may leave up to EV_MAX_BYTES unused), plus room for
+ * its tables. Keeping that room free at every seal also lets recording go on
+ * while a snapshot pins the whole window.
+ */
+static uint32_t open_gen_chunks(uint64_t gen_max, uint64_t chunk, uint64_t pool_bytes)
+{
+	uint64_t tables = pool_bytes / TABLE_ROOM_SHARE;
+
+	if (tables > TABLE_ROOM_MAX)
+		tables = TABLE_ROOM_MAX;
+	/* A chunk is taken while the raw bytes are under gen_max, and each
+	 * chunk before the last holds more than chunk - EV_MAX_BYTES bytes
+	 * (the first one counting the block header). */
+	return (uint32_t)(div_up(gen_max + BLOCK_HDR_LEN, chunk - EV_MAX_BYTES) +
+			  div_up(tables, chunk) + 1);
+}
+
+/* What the recorder allocated besides the pool: the task and process
+ * tables, the open generation's tables, the window's slots. The kernel maps
+ * their pages only as they are first written, so this is a ceiling of their
+ * RSS, which grows with the threads seen. */
+static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, uint32_t max_procs)
+{
+	const struct open_gen *g = &r->g;
+	uint64_t n = 0;
+
+	n += ((uint64_t)r->tasks.mask + 1) * sizeof(*r->tasks.slots);
+	n += ((uint64_t)r->procs.mask + 1) * sizeof(*r->procs.slots);
+	n += ((uint64_t)max_procs + 1) * sizeof(*r->proc_list);
+	n += ((uint64_t)nchunks + 1) * sizeof(*r->gen_slots);
+	n += (uint64_t)nchunks * (sizeof(*r->pool.next) + sizeof(*r->pool.used));
+	n += (uint64_t)r->exit_cap * sizeof(*r->exits);
+	n += STAGE_BYTES;
+	n += (uint64_t)g->thread_cap * sizeof(*g->threads);
+	n += (uint64_t)r->ncpus * (sizeof(*g->cur) + sizeof(*g->drops));
+	n += GEN_STR_ARENA + 3ull * GEN_STR_MAX * sizeof(uint32_t) + GEN_STR_SLOTS * sizeof(uint32_t);
+	return n;
+}
+
 struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 {
 	struct frec_recorder *r;
-	uint64_t chunk, nchunks, tails;
+	uint64_t chunk, nchunks;
 	uint32_t max_threads, max_procs;
 	long ncpus_conf = sysconf(_SC_NPROCESSORS_CONF);
 	int err = -EINVAL;
@@ -71,47 +125,49 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	r->min_age_ns = OPT(o, min_age_ns, DEF_MIN_AGE);
 	r->max_bytes = OPT(o, max_bytes, DEF_MAX_BYTES);
 	r->period_ns = OPT(o, period_ns, DEF_PERIOD);
-	r->gen_max = OPT(o, gen_max_bytes, r->max_bytes / 8);
-	chunk = OPT(o, chunk_bytes, DEF_CHUNK);
+	r->gen_max = OPT(o, gen_max_bytes, r->max_bytes / 16);
+	chunk = OPT(o, chunk_bytes, 0);
+	if (!chunk)
+		for (chunk = DEF_CHUNK; chunk > MIN_CHUNK && r->max_bytes / chunk < POOL_CHUNKS_WANT;)
+			chunk /= 2;
 	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
 	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
 	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
 	r->compress_level = (int)OPT(o, compress_level, 0);
-	if (r->gen_max > GEN_MAX_CAP)
-		r->gen_max = GEN_MAX_CAP;
-	if (r->gen_max < MIN_CHUNK)
-		r->gen_max = MIN_CHUNK;
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
 	    r->compress_level > 9 ||
 	    max_threads > MAX_TASKS || max_procs > MAX_TASKS)
 		goto err_out;
-
-	/* The pool's ceiling: the window, plus the open generation's raw
-	 * stream, plus the block being sealed, plus the unused tail of each
-	 * sealed generation's last chunk. */
-	tails = r->min_age_ns / r->period_ns + 2;
-	if (tails > MAX_TAIL_CHUNKS)
-		tails = MAX_TAIL_CHUNKS;
-	nchunks = div_up(r->max_bytes, chunk) + 2 * (div_up(r->gen_max, chunk) + 1) + tails;
-	if (nchunks >= UINT32_MAX / 2)
+	nchunks = r->max_bytes / chunk;
+	if (nchunks < POOL_CHUNKS_MIN || nchunks >= UINT32_MAX / 2)
 		goto err_out;
+
+	/* A generation may take at most an eighth of the pool, so that the
+	 * window always holds the newest sealed one and some before it. */
+	if (r->gen_max > nchunks * chunk / 8)
+		r->gen_max = nchunks * chunk / 8;
+	if (r->gen_max > GEN_MAX_CAP)
+		r->gen_max = GEN_MAX_CAP;
+	if (r->gen_max < MIN_CHUNK)
+		r->gen_max = MIN_CHUNK;
+	r->open_chunks = open_gen_chunks(r->gen_max, chunk, nchunks * chunk);
+	r->window_chunks = (uint32_t)nchunks - r->open_chunks;
 
 	err = -ENOMEM;
 	if (pool_init(&r->pool, (uint32_t)chunk, (uint32_t)nchunks) ||
 	    tasks_init(&r->tasks, max_threads) || procs_init(&r->procs, max_procs))
 		goto err_out;
 	r->proc_list = malloc(sizeof(*r->proc_list) * (max_procs + 1));
-	/* One slot per chunk: every sealed generation holds at least one. */
+	/* One slot per chunk: every sealed generation holds at least one.
+	 * Handed out in index order (window_slot_get), so that only the
+	 * slots a window has needed are ever touched. */
 	r->gen_slots = calloc(nchunks + 1, sizeof(*r->gen_slots));
+	r->nslots = (uint32_t)nchunks + 1;
 	r->exit_cap = max_threads;
 	r->exits = malloc(sizeof(*r->exits) * r->exit_cap);
 	r->stage = malloc(STAGE_BYTES);
 	if (!r->proc_list || !r->gen_slots || !r->exits || !r->stage)
 		goto err_out;
-	for (uint64_t i = 0; i <= nchunks; i++) {
-		r->gen_slots[i].newer = r->gen_free;
-		r->gen_free = &r->gen_slots[i];
-	}
 	/* The open generation may name every task the table can hold, plus
 	 * the duplicates pid reuse and a full table create. */
 	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64))
@@ -127,6 +183,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	gen_reset(r, 0);
 	r->st.chunks_total = (uint32_t)nchunks;
 	r->st.pool_bytes = nchunks * chunk;
+	r->tables_bytes = tables_bytes(r, (uint32_t)nchunks, max_procs);
 	return r;
 
 err_out:
@@ -404,4 +461,7 @@ void frec_recorder__stats(const struct frec_recorder *r, struct frec_recorder_st
 	st->open_bytes = gen_raw_bytes(&r->g);
 	st->open_events = r->g.nevents;
 	st->pool_bytes = (__u64)r->pool.nchunks * r->pool.chunk_bytes;
+	st->mem_bytes = (__u64)st->chunks_in_use * r->pool.chunk_bytes;
+	st->window_mem_max = (__u64)r->window_chunks * r->pool.chunk_bytes;
+	st->tables_bytes = r->tables_bytes + r->procs.cmdline_bytes;
 }

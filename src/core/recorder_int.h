@@ -123,6 +123,10 @@ struct frec_pin {
 struct frec_recorder {
 	uint64_t min_age_ns, max_bytes, period_ns, gen_max;
 	uint32_t ncpus;
+	/* The pool split: chunks a largest open generation and its seal may
+	 * need, and the rest, which the window may hold (window_evict). */
+	uint32_t open_chunks, window_chunks;
+	uint64_t tables_bytes;		/* allocated besides the pool (stats) */
 	int compress_level;	/* 0: blocks stored as encoded; 1-9: deflate */
 
 	struct pool pool;
@@ -133,7 +137,8 @@ struct frec_recorder {
 	uint64_t next_seq;
 
 	struct sealed_gen *gen_slots;	/* preallocated: one per chunk, plus one */
-	struct sealed_gen *gen_free;
+	uint32_t nslots, slots_used;	/* slots ever handed out, in index order */
+	struct sealed_gen *gen_free;	/* slots given back */
 	struct sealed_gen *oldest, *newest;	/* the window */
 
 	struct exit_ent *exits;		/* tasks to forget once their generation is gone */

@@ -10,23 +10,32 @@
  * older generation g is kept while both hold:
  *   - age:   now - g.end_ts < min_age_ns (g still holds events younger than
  *            min_age: dropping it would leave less than min_age of history);
- *   - bytes: the kept generations' bytes plus g's bytes <= max_bytes.
+ *   - bytes: the chunks of the kept generations plus g's fit in
+ *            window_chunks, the pool less what a largest open generation
+ *            and its seal may need.
  * The first generation that fails either test is evicted with every older
  * one. So the window covers at least min_age when max_bytes allows, and at
- * most min_age plus one period; it exceeds max_bytes only when the newest
- * generation alone does.
+ * most min_age plus one period. Unlike Go's, the bytes test counts memory,
+ * the open generation included: the window, the generation being recorded
+ * and the block being sealed all live in the pool, which is max_bytes
+ * rounded down to whole chunks, so a snapshot (which seals first) never
+ * holds more than max_bytes.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 #include "recorder_int.h"
 
+/* A slot given back, else the next never used one: the slots array is
+ * touched only as far as the window has needed. */
 struct sealed_gen *window_slot_get(struct frec_recorder *r)
 {
 	struct sealed_gen *sg = r->gen_free;
 
 	if (sg)
 		r->gen_free = sg->newer;
+	else if (r->slots_used < r->nslots)
+		sg = &r->gen_slots[r->slots_used++];
 	return sg;
 }
 
@@ -55,6 +64,7 @@ void window_append(struct frec_recorder *r, struct sealed_gen *sg)
 	r->newest = sg;
 	r->st.window_generations++;
 	r->st.window_bytes += sg->bytes;
+	r->st.window_events += sg->nevents;
 }
 
 /* Drop the oldest generation from the window; its chunks go back to the
@@ -71,6 +81,7 @@ static void evict_oldest(struct frec_recorder *r, bool early)
 	sg->in_window = false;
 	r->st.window_generations--;
 	r->st.window_bytes -= sg->bytes;
+	r->st.window_events -= sg->nevents;
 	r->st.generations_evicted++;
 	if (early)
 		r->st.early_evictions++;
@@ -81,18 +92,18 @@ static void evict_oldest(struct frec_recorder *r, bool early)
 void window_evict(struct frec_recorder *r, uint64_t now)
 {
 	struct sealed_gen *sg, *keep;
-	uint64_t bytes;
+	uint64_t held;
 
 	if (!r->newest)
 		return;
 	keep = r->newest;
-	bytes = keep->bytes;
+	held = keep->nchunks;
 	for (sg = keep->older; sg; sg = sg->older) {
 		bool young = now < sg->end_ts || now - sg->end_ts < r->min_age_ns;
 
-		if (!young || bytes + sg->bytes > r->max_bytes)
+		if (!young || held + sg->nchunks > r->window_chunks)
 			break;
-		bytes += sg->bytes;
+		held += sg->nchunks;
 		keep = sg;
 	}
 	while (r->oldest != keep)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The chunk pool: its ceiling follows from the options, it never grows,
- * a dry pool evicts the oldest sealed generation early (counted), and a
- * pinned generation is never freed under a snapshot: then the events that
- * found no room are discarded and counted instead.
+ * The chunk pool: all the memory the recorder has for events. Its ceiling
+ * is max_bytes rounded down to whole chunks, whatever the generation size;
+ * it never grows; the window leaves a largest open generation its room, so
+ * recording goes on while a snapshot pins the window; a pool that still runs
+ * dry evicts the oldest sealed generation early (counted); a pinned
+ * generation is never freed under a snapshot: then the events that found no
+ * room are discarded and counted instead.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +18,8 @@
 #define MS 1000000ull
 #define SEC 1000000000ull
 
-/* 64 KiB window, 4 KiB chunks, default gen_max (max_bytes / 8 = 8 KiB),
- * min_age 10 s, period 1 s. */
+/* 64 KiB of memory in 4 KiB chunks, default gen_max (max_bytes / 16 =
+ * 4 KiB), min_age 10 s, period 1 s. */
 static struct frec_recorder *small_rec_level(unsigned level)
 {
 	struct frec_recorder_opts o = {
@@ -39,6 +42,11 @@ static struct frec_recorder *small_rec(void)
 	return small_rec_level(0);
 }
 
+/* The small recorder's split: 16 chunks, 4 of them the open generation's
+ * room, 12 for the window. */
+#define SMALL_CHUNKS	16
+#define SMALL_WINDOW	12
+
 /* A tiny generation: three switches at t, sealed at t + 1 ms. Its block is
  * far smaller than a chunk, but takes a whole one. */
 static int tiny_gen(struct frec_recorder *rec, __u64 t)
@@ -53,59 +61,198 @@ static void test_ceiling(void **state)
 {
 	struct frec_recorder *rec = small_rec();
 	struct frec_recorder_stats st;
+	__u64 tables;
 
 	frec_recorder__stats(rec, &st);
-	/* 16 for the window, 2 x (2 + 1) for the open generation and the
-	 * block being sealed, 10 s / 1 s + 2 for last-chunk tails. */
-	assert_int_equal(st.chunks_total, 34);
-	assert_int_equal(st.pool_bytes, 34 * 4096);
+	/* max_bytes exactly. The open generation's room: 4 KiB of events
+	 * plus the block header, in chunks of which each may leave 97 bytes
+	 * (a largest event) unused: 2; its tables (max_bytes / 16): 1; the
+	 * first chunk deflate writes before it frees one: 1. */
+	assert_int_equal(st.chunks_total, SMALL_CHUNKS);
+	assert_int_equal(st.pool_bytes, 64 << 10);
+	assert_int_equal(st.window_mem_max, SMALL_WINDOW * 4096);
 	assert_int_equal(st.chunks_in_use, 0);
+	assert_int_equal(st.mem_bytes, 0);
+	/* The tables come on top; cmdlines count as they are stored. */
+	tables = st.tables_bytes;
+	assert_true(tables > 0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 7, "abc"), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.tables_bytes, tables + 4);
 	frec_recorder__free(rec);
 }
 
-static void test_early_eviction(void **state)
+static __u64 pool_chunk(struct frec_recorder *rec, __u32 *nchunks)
 {
-	struct frec_recorder *rec = small_rec();
+	struct frec_recorder_stats st;
+
+	frec_recorder__stats(rec, &st);
+	*nchunks = st.chunks_total;
+	return st.pool_bytes / st.chunks_total;
+}
+
+/* Without chunk_bytes, chunks shrink until max_bytes holds 64 of them. */
+static void test_default_chunk(void **state)
+{
+	static const struct {
+		__u64 max_bytes;
+		__u32 chunk, nchunks;
+	} cases[] = {
+		{ 64ull << 20, 64 << 10, 1024 },
+		{ 4ull << 20, 64 << 10, 64 },
+		{ (4ull << 20) - 1, 32 << 10, 127 },
+		{ 1ull << 20, 16 << 10, 64 },
+		{ 64 << 10, 1024, 64 },
+		{ 100000, 1024, 97 },
+		{ 16 << 10, 1024, 16 },
+	};
+	struct frec_recorder_opts o = { .sz = sizeof(o), .ncpus = 2, .max_threads = 64,
+					.max_processes = 16 };
+	struct frec_recorder *rec;
+	__u32 n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o.max_bytes = cases[i].max_bytes;
+		rec = frec_recorder__new(&o);
+		assert_non_null(rec);
+		assert_int_equal(pool_chunk(rec, &n), cases[i].chunk);
+		assert_int_equal(n, cases[i].nchunks);
+		frec_recorder__free(rec);
+	}
+	/* Fewer than 16 chunks cannot hold a window beside the open
+	 * generation. */
+	o.max_bytes = (16 << 10) - 1;
+	assert_null(frec_recorder__new(&o));
+	assert_int_equal(errno, EINVAL);
+	o.max_bytes = 60 << 10;
+	o.chunk_bytes = 4096;
+	assert_null(frec_recorder__new(&o));
+	assert_int_equal(errno, EINVAL);
+}
+
+/*
+ * The bound itself, whatever the generation size, chunk size and block
+ * compression: the pool is at most max_bytes; a random stream recorded with
+ * ticks never finds it dry (no miss, no early eviction, nothing discarded);
+ * after every seal the window holds at most window_mem_max; a snapshot
+ * holds at most max_bytes.
+ */
+static void test_bound(void **state)
+{
+	static const struct {
+		__u64 max_bytes, gen_max;
+		__u32 chunk, level;
+	} cases[] = {
+		{ 64 << 10, 0, 0, 0 },
+		{ 64 << 10, 1ull << 30, 4096, 0 },	/* clamped to max_bytes / 4 */
+		{ 64 << 10, 64 << 10, 1024, 6 },
+		{ 1 << 20, 1 << 20, 4096, 0 },
+		{ 1 << 20, 0, 0, 1 },
+		{ (3 << 20) + 5, 1ull << 30, 0, 0 },
+		{ 256 << 10, 2048, 1024, 0 },	/* many small generations */
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct frec_recorder_opts o = {
+			.sz = sizeof(o),
+			.min_age_ns = 3600 * SEC,	/* bytes alone bound the window */
+			.max_bytes = cases[c].max_bytes,
+			.gen_max_bytes = cases[c].gen_max,
+			.period_ns = 50 * MS,
+			.chunk_bytes = cases[c].chunk,
+			.compress_level = cases[c].level,
+			.ncpus = 4,
+			.max_threads = 256,
+			.max_processes = 64,
+		};
+		struct synth_rand s = { .x = 1234 + c, .ts = SEC, .ncpus = 4 };
+		struct frec_recorder *rec = frec_recorder__new(&o);
+		struct frec_recorder_stats st;
+		struct frec_event ev;
+		struct frec_pin *pin;
+		__u64 most = 0, pushed = 0;
+
+		assert_non_null(rec);
+		synth_rand_threads(rec);
+		frec_recorder__stats(rec, &st);
+		assert_true(st.pool_bytes <= o.max_bytes);
+		assert_true(st.pool_bytes > o.max_bytes - st.pool_bytes / st.chunks_total);
+		assert_true(st.window_mem_max < st.pool_bytes);
+		for (unsigned i = 0; i < 200000; i++) {
+			synth_rand_event(&s, &ev);
+			assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+			pushed++;
+			if (frec_recorder__tick(rec, s.ts) == 1) {
+				frec_recorder__stats(rec, &st);
+				assert_true(st.mem_bytes <= st.window_mem_max);
+			}
+			if (i % 64 == 0) {
+				frec_recorder__stats(rec, &st);
+				if (st.mem_bytes > most)
+					most = st.mem_bytes;
+			}
+		}
+		frec_recorder__seal(rec, s.ts);
+		frec_recorder__stats(rec, &st);
+		assert_true(st.generations_evicted > 0);	/* the window filled */
+		assert_int_equal(st.pool_misses, 0);
+		assert_int_equal(st.early_evictions, 0);
+		assert_int_equal(st.events_discarded, 0);
+		assert_int_equal(st.events, pushed);
+		assert_true(st.mem_bytes <= st.window_mem_max);
+		assert_true(most <= st.pool_bytes);
+		/* More than the window alone may hold: the open generation
+		 * used its room. */
+		assert_true(most > st.window_mem_max);
+		pin = frec_recorder__pin(rec);
+		assert_non_null(pin);
+		assert_true(frec_pin__bytes(pin) <= o.max_bytes);
+		assert_int_equal(frec_pin__events(pin), st.window_events);
+		frec_recorder__unpin(rec, pin);
+		frec_recorder__free(rec);
+	}
+}
+
+/* Each tiny generation holds a whole chunk: the window counts memory, not
+ * block bytes, so it keeps as many as its chunks allow, on time. */
+static void test_tiny_generations_level(unsigned level)
+{
+	struct frec_recorder *rec = small_rec_level(level);
 	struct frec_recorder_stats st;
 
 	for (unsigned k = 0; k < 200; k++) {
 		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
 		frec_recorder__stats(rec, &st);
-		assert_true(st.chunks_in_use <= st.chunks_total);
+		assert_true(st.chunks_in_use <= SMALL_WINDOW);
 	}
 	frec_recorder__stats(rec, &st);
-	/* Age and bytes would keep all 200; the pool holds 34 chunks, and a
-	 * stored block is its generation's one chunk: the first event of
-	 * each new generation evicts the oldest. */
 	assert_int_equal(st.generations_sealed, 200);
-	assert_int_equal(st.window_generations, 34);
-	assert_int_equal(st.generations_evicted, 166);
-	assert_int_equal(st.early_evictions, 166);
+	assert_int_equal(st.window_generations, SMALL_WINDOW);
+	assert_int_equal(st.window_events, SMALL_WINDOW * 3);
+	assert_int_equal(st.generations_evicted, 200 - SMALL_WINDOW);
+	assert_int_equal(st.early_evictions, 0);
+	assert_int_equal(st.pool_misses, 0);
 	assert_int_equal(st.events_discarded, 0);
-	assert_int_equal(st.chunks_in_use, 34);
-	assert_int_equal(st.pool_misses, 166);
-	assert_true(st.window_bytes < 64 << 10);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
+	assert_int_equal(st.mem_bytes, SMALL_WINDOW * 4096);
+	assert_true(st.window_bytes < SMALL_WINDOW * 4096);
 	frec_recorder__free(rec);
 }
 
-/* Deflated blocks are written to fresh chunks while the raw stream still
- * holds one: one generation fewer fits. */
-static void test_early_eviction_deflate(void **state)
+static void test_tiny_generations(void **state)
 {
-	struct frec_recorder *rec = small_rec_level(1);
-	struct frec_recorder_stats st;
-
-	for (unsigned k = 0; k < 200; k++)
-		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
-	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.window_generations, 33);
-	assert_int_equal(st.generations_evicted, 167);
-	assert_int_equal(st.early_evictions, 167);
-	assert_int_equal(st.events_discarded, 0);
-	assert_int_equal(st.chunks_in_use, 33);
-	frec_recorder__free(rec);
+	test_tiny_generations_level(0);
 }
 
+/* A deflated block is written to a fresh chunk while the raw one is still
+ * held: the room has that chunk. */
+static void test_tiny_generations_deflate(void **state)
+{
+	test_tiny_generations_level(1);
+}
+
+/* While a snapshot pins a full window, recording uses the open
+ * generation's room, and no more: then events are discarded, counted. */
 static void test_pinned_not_freed(void **state)
 {
 	struct frec_recorder *rec = small_rec();
@@ -113,34 +260,78 @@ static void test_pinned_not_freed(void **state)
 	struct frec_pin *pin;
 	unsigned k;
 
-	for (k = 0; k < 34; k++)
+	for (k = 0; k < SMALL_WINDOW; k++)
 		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
-	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.window_generations, 34);
-	assert_int_equal(st.chunks_in_use, 34);
-	assert_int_equal(st.early_evictions, 0);
 	pin = frec_recorder__pin(rec);
 	assert_non_null(pin);
+	assert_int_equal(frec_pin__events(pin), SMALL_WINDOW * 3);
 
-	/* No free chunk, and the only candidates are pinned: the events are
-	 * discarded, so there is nothing to seal. */
+	/* Each new generation pushes a pinned one out of the window; its
+	 * chunk stays in use until the snapshot is done. */
+	for (unsigned i = 0; i < SMALL_CHUNKS - SMALL_WINDOW; i++)
+		assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), 1);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.chunks_in_use, SMALL_CHUNKS);
+	assert_int_equal(st.window_generations, SMALL_WINDOW);
+	assert_int_equal(st.generations_evicted, SMALL_CHUNKS - SMALL_WINDOW);
+	assert_int_equal(st.pool_misses, 0);
+
+	/* No free chunk, and the oldest left in the window is pinned: the
+	 * events are discarded, so there is nothing to seal. */
 	assert_int_equal(synth_switch(rec, 2 * SEC, 0, 10, 10, "a", 1, 11, 11, "b"), -ENOSPC);
 	assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), 0);
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.events_discarded, 4);
 	assert_int_equal(st.pool_misses, 4);
-	assert_int_equal(st.window_generations, 34);
+	assert_int_equal(st.window_generations, SMALL_WINDOW);
 	assert_int_equal(st.early_evictions, 0);
-	assert_int_equal(st.chunks_in_use, 34);
-	assert_int_equal(frec_pin__events(pin), 34 * 3);
+	assert_int_equal(st.chunks_in_use, SMALL_CHUNKS);
+	assert_int_equal(st.mem_bytes, 64 << 10);
 
-	/* Unpinned, the oldest can go early again. */
+	/* Unpinned, the chunks pushed out come back, and the window is
+	 * evicted on time again. */
 	frec_recorder__unpin(rec, pin);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
 	assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), 1);
 	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.early_evictions, 1);
-	assert_int_equal(st.window_generations, 34);
+	assert_int_equal(st.early_evictions, 0);
+	assert_int_equal(st.window_generations, SMALL_WINDOW);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
 	assert_int_equal(st.events_discarded, 4);
+	frec_recorder__free(rec);
+}
+
+/* Tables larger than the room (long cmdlines) take chunks from the oldest
+ * generations, early, and the window is then trimmed on time. */
+static void test_early_eviction(void **state)
+{
+	struct frec_recorder *rec = small_rec();
+	struct frec_recorder_stats st;
+	char cmdline[4000];
+	unsigned k;
+
+	memset(cmdline, 'x', sizeof(cmdline) - 1);
+	cmdline[sizeof(cmdline) - 1] = '\0';
+	for (k = 0; k < SMALL_WINDOW; k++)
+		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
+	/* Five processes, about 20 KiB of tables. */
+	for (unsigned p = 0; p < 5; p++) {
+		assert_int_equal(frec_recorder__set_cmdline(rec, 100 + p, cmdline), 0);
+		assert_int_equal(synth_switch(rec, 2 * SEC + p * 1000, 0, 0, 0, "swapper/0", 0,
+					      100 + p, 100 + p, "p"), 0);
+	}
+	assert_int_equal(frec_recorder__seal(rec, 2 * SEC + MS), 1);
+	frec_recorder__stats(rec, &st);
+	/* The tables fill the raw chunk's free end and four more chunks:
+	 * a block of five, one more than the room. */
+	assert_int_equal(st.pool_misses, 1);
+	assert_int_equal(st.early_evictions, 1);
+	assert_int_equal(st.events_discarded, 0);
+	/* The new block's 5 chunks and the 7 newest tiny ones. */
+	assert_int_equal(st.window_generations, 8);
+	assert_int_equal(st.generations_evicted, SMALL_WINDOW + 1 - 8);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
 	frec_recorder__free(rec);
 }
 
@@ -152,10 +343,10 @@ static void test_discard_counted(void **state)
 	struct frec_pin *pin;
 	unsigned ok = 0, nospc = 0, i;
 
-	for (i = 0; i < 33; i++)
+	for (i = 0; i < SMALL_WINDOW; i++)
 		assert_int_equal(tiny_gen(rec, SEC + i * 2 * MS), 1);
 	pin = frec_recorder__pin(rec);
-	/* The one free chunk fills up, then every push fails. */
+	/* The open generation's room fills up, then every push fails. */
 	for (i = 0; i < 5000; i++) {
 		int rc = synth_switch(rec, 2 * SEC + i * 1000ull, 0, 20 + i % 50, 1, "x", 1,
 				      20 + (i + 1) % 50, 1, "y");
@@ -170,9 +361,12 @@ static void test_discard_counted(void **state)
 	}
 	frec_recorder__stats(rec, &st);
 	assert_true(ok > 100 && nospc > 100);
-	assert_int_equal(st.events, 33 * 3 + ok);
+	/* One generation reached gen_max and was sealed in the room (its
+	 * block pushed pinned ones out of the window, freeing nothing); the
+	 * next one filled the rest. */
+	assert_int_equal(st.generations_sealed, SMALL_WINDOW + 1);
+	assert_int_equal(st.events, SMALL_WINDOW * 3 + ok);
 	assert_int_equal(st.events_discarded, nospc);
-	assert_int_equal(st.open_events, ok);
 	assert_int_equal(st.chunks_in_use, st.chunks_total);
 	assert_int_equal(st.early_evictions, 0);
 	frec_recorder__unpin(rec, pin);
@@ -183,9 +377,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ceiling),
-		cmocka_unit_test(test_early_eviction),
-		cmocka_unit_test(test_early_eviction_deflate),
+		cmocka_unit_test(test_default_chunk),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_tiny_generations),
+		cmocka_unit_test(test_tiny_generations_deflate),
 		cmocka_unit_test(test_pinned_not_freed),
+		cmocka_unit_test(test_early_eviction),
 		cmocka_unit_test(test_discard_counted),
 	};
 

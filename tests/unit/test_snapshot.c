@@ -332,7 +332,9 @@ static void test_write_while_recording(void **state)
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
 		.min_age_ns = SEC / 10,
-		.max_bytes = 256 << 10,
+		/* Room for the pinned window and for everything recorded while
+		 * it is written (max_bytes holds both). */
+		.max_bytes = 1 << 20,
 		.period_ns = SEC / 100,
 		.chunk_bytes = 4096,
 		.ncpus = 4,
@@ -386,6 +388,10 @@ static void test_write_while_recording(void **state)
 	assert_int_equal(j.ret, 0);
 	frec_recorder__stats(rec, &st);
 	assert_true(st.generations_evicted > 10);
+	/* No loss and no early eviction: the window left the room. */
+	assert_int_equal(st.events_discarded, 0);
+	assert_int_equal(st.early_evictions, 0);
+	assert_true(st.pool_bytes <= o.max_bytes);
 	frec_recorder__unpin(rec, j.pin);
 	close(j.dfd);
 

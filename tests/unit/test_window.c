@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The flight-recorder window: generations sealed by period, eviction by age
- * and by bytes with Go's semantics (the newest is always kept), and pins
- * that keep evicted generations readable until the snapshot is written.
+ * and by bytes with Go's semantics (the newest is always kept; bytes count
+ * the memory the window holds beside the open generation), and pins that
+ * keep evicted generations readable until the snapshot is written.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +81,7 @@ static void test_evict_by_age(void **state)
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.generations_sealed, 8);
 	assert_int_equal(st.window_generations, 3);
+	assert_int_equal(st.window_events, 300);
 	assert_int_equal(st.generations_evicted, 5);
 	assert_int_equal(st.early_evictions, 0);
 	assert_int_equal(st.window_start_ts, 6 * SEC);
@@ -95,46 +97,62 @@ static void test_evict_by_age(void **state)
 	frec_recorder__free(rec);
 }
 
+/* The bytes test counts memory: the window keeps the newest generations
+ * whose chunks fit in window_mem_max, the pool less the open generation's
+ * room. */
 static void test_evict_by_bytes(void **state)
 {
-	struct frec_recorder *rec = new_rec(1000 * SEC, 1 << 20);
+	/* 32 chunks; gen_max clamped to a quarter of them. */
+	struct frec_recorder *rec = new_rec(1000 * SEC, 128 << 10);
 	struct frec_recorder_stats st;
-	__u64 one;
+	__u32 per, keep;
 
-	/* Measure one generation, then use a recorder whose max_bytes holds
-	 * two and a half of them. */
 	frec_recorder__tick(rec, 1 * SEC);
 	push_switches(rec, 1 * SEC, 2000);
-	frec_recorder__seal(rec, 2 * SEC);
+	assert_int_equal(frec_recorder__seal(rec, 2 * SEC), 1);
 	frec_recorder__stats(rec, &st);
-	one = st.window_bytes;
-	assert_true(one > 100);
-	frec_recorder__free(rec);
-
-	rec = new_rec(1000 * SEC, one * 5 / 2);
-	frec_recorder__tick(rec, 1 * SEC);
-	for (unsigned k = 1; k <= 6; k++) {
+	per = st.chunks_in_use;		/* chunks of one such generation */
+	assert_true(per >= 2);
+	keep = (__u32)(st.window_mem_max / 4096 / per);
+	assert_true(keep >= 2 && keep < 10);
+	for (unsigned k = 2; k <= 10; k++) {
 		push_switches(rec, k * SEC, 2000);
 		assert_int_equal(frec_recorder__seal(rec, (k + 1) * SEC), 1);
 		frec_recorder__stats(rec, &st);
-		assert_int_equal(st.window_generations, k < 2 ? k : 2);
-		assert_true(st.window_bytes <= one * 5 / 2);
+		assert_int_equal(st.window_generations, k < keep ? k : keep);
+		assert_int_equal(st.window_events, 2000ull * st.window_generations);
+		assert_int_equal(st.chunks_in_use, per * st.window_generations);
+		assert_true(st.mem_bytes <= st.window_mem_max);
+		assert_true(st.window_bytes <= st.window_mem_max);
 	}
-	assert_int_equal(st.generations_evicted, 4);
-	assert_int_equal(st.window_start_ts, 5 * SEC);
+	assert_int_equal(st.generations_evicted, 10 - keep);
+	assert_int_equal(st.early_evictions, 0);
+	assert_int_equal(st.window_start_ts, (10 - keep + 1) * SEC);
 	frec_recorder__free(rec);
+}
 
-	/* A window smaller than one generation still keeps the newest. */
-	rec = new_rec(1000 * SEC, one / 2);
+/* A generation never outgrows the open generation's room: gen_max is at
+ * most an eighth of the pool (here 8 KiB of 64), checked at each new chunk,
+ * so a generation is sealed early within a chunk of it; the window always
+ * holds the newest and more, and nothing is lost. */
+static void test_generation_fits(void **state)
+{
+	struct frec_recorder *rec = new_rec(1000 * SEC, 64 << 10);
+	struct frec_recorder_stats st;
+
 	frec_recorder__tick(rec, 1 * SEC);
-	for (unsigned k = 1; k <= 3; k++) {
-		push_switches(rec, k * SEC, 2000);
-		frec_recorder__seal(rec, (k + 1) * SEC);
-	}
+	push_switches(rec, 1 * SEC, 20000);	/* about 100 KiB in one period */
 	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.window_generations, 1);
-	assert_true(st.window_bytes > one / 2);
-	assert_int_equal(st.generations_evicted, 2);
+	assert_true(st.generations_sealed >= 6);
+	assert_true(st.open_bytes < (8 << 10) + 4096);
+	assert_int_equal(frec_recorder__seal(rec, 2 * SEC), 1);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.events, 20000);
+	assert_int_equal(st.events_discarded, 0);
+	assert_int_equal(st.early_evictions, 0);
+	assert_int_equal(st.pool_misses, 0);
+	assert_true(st.window_generations >= 3);
+	assert_true(st.mem_bytes <= st.window_mem_max);
 	frec_recorder__free(rec);
 }
 
@@ -231,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_tick_seals_by_period),
 		cmocka_unit_test(test_evict_by_age),
 		cmocka_unit_test(test_evict_by_bytes),
+		cmocka_unit_test(test_generation_fits),
 		cmocka_unit_test(test_pin_protects),
 		cmocka_unit_test(test_stats_counts),
 	};
