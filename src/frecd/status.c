@@ -24,6 +24,13 @@ static double window_span_s(const struct frecd_status *st)
 	return (st->rec.window_end_ts - st->rec.window_start_ts) / 1e9;
 }
 
+/* Events the recorder's memory holds now: the window's and the open
+ * generation's (a snapshot in progress may hold chunks of a few more). */
+static __u64 events_held(const struct frecd_status *st)
+{
+	return st->rec.window_events + st->rec.open_events;
+}
+
 /* A probe name is the user's text: keep the line one line. */
 static void text_str(FILE *out, const char *s)
 {
@@ -79,6 +86,14 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	fprintf(out, LABEL "%u of %u chunks in use, %llu bytes, %llu misses\n", "pool",
 		r->chunks_in_use, r->chunks_total, (unsigned long long)r->pool_bytes,
 		(unsigned long long)r->pool_misses);
+	fprintf(out, LABEL "%llu bytes held for %llu events", "memory",
+		(unsigned long long)r->mem_bytes, (unsigned long long)events_held(st));
+	if (events_held(st))
+		fprintf(out, ", %.2f bytes/event", (double)r->mem_bytes / events_held(st));
+	fprintf(out, " (at most %llu bytes, the window %llu of them)\n",
+		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max);
+	fprintf(out, LABEL "%llu bytes allocated for threads, processes and names (mapped as they fill)\n",
+		"tables", (unsigned long long)r->tables_bytes);
 	fprintf(out, LABEL "%llu sealed, %llu evicted, %llu evicted early\n", "generations",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
 		(unsigned long long)r->early_evictions);
@@ -177,6 +192,15 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	fprintf(out, "\"pool\":{\"chunks_total\":%u,\"chunks_in_use\":%u,\"bytes\":%llu,\"misses\":%llu},",
 		r->chunks_total, r->chunks_in_use, (unsigned long long)r->pool_bytes,
 		(unsigned long long)r->pool_misses);
+	fprintf(out, "\"memory\":{\"bytes\":%llu,\"events\":%llu,\"bytes_per_event\":",
+		(unsigned long long)r->mem_bytes, (unsigned long long)events_held(st));
+	if (events_held(st))
+		fprintf(out, "%.2f", (double)r->mem_bytes / events_held(st));
+	else
+		fputs("null", out);
+	fprintf(out, ",\"max_bytes\":%llu,\"window_max_bytes\":%llu,\"tables_bytes\":%llu},",
+		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max,
+		(unsigned long long)r->tables_bytes);
 	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu},",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
 		(unsigned long long)r->early_evictions);
