@@ -32,7 +32,7 @@ struct frec_recorder_opts {
 					 * default 64 MiB, at least 16 chunks */
 	__u64 period_ns;		/* seal the open generation this often, default 1 s */
 	__u64 gen_max_bytes;		/* seal early at this many encoded bytes, default
-					 * max_bytes/16, at most max_bytes/8 */
+					 * max_bytes/32, at most max_bytes/8 */
 	__u32 chunk_bytes;		/* pool chunk size, default 64 KiB, halved (down to
 					 * 1 KiB) until max_bytes holds 64 chunks */
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */

@@ -125,7 +125,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	r->min_age_ns = OPT(o, min_age_ns, DEF_MIN_AGE);
 	r->max_bytes = OPT(o, max_bytes, DEF_MAX_BYTES);
 	r->period_ns = OPT(o, period_ns, DEF_PERIOD);
-	r->gen_max = OPT(o, gen_max_bytes, r->max_bytes / 16);
+	r->gen_max = OPT(o, gen_max_bytes, r->max_bytes / 32);
 	chunk = OPT(o, chunk_bytes, 0);
 	if (!chunk)
 		for (chunk = DEF_CHUNK; chunk > MIN_CHUNK && r->max_bytes / chunk < POOL_CHUNKS_WANT;)

@@ -18,14 +18,15 @@
 #define MS 1000000ull
 #define SEC 1000000000ull
 
-/* 64 KiB of memory in 4 KiB chunks, default gen_max (max_bytes / 16 =
- * 4 KiB), min_age 10 s, period 1 s. */
+/* 64 KiB of memory in 4 KiB chunks, gen_max 4 KiB, min_age 10 s, period
+ * 1 s. */
 static struct frec_recorder *small_rec_level(unsigned level)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
 		.compress_level = level,
 		.max_bytes = 64 << 10,
+		.gen_max_bytes = 4096,
 		.chunk_bytes = 4096,
 		.ncpus = 2,
 		.max_threads = 256,
@@ -91,21 +92,25 @@ static __u64 pool_chunk(struct frec_recorder *rec, __u32 *nchunks)
 	return st.pool_bytes / st.chunks_total;
 }
 
-/* Without chunk_bytes, chunks shrink until max_bytes holds 64 of them. */
+/* Without chunk_bytes, chunks shrink until max_bytes holds 64 of them; the
+ * window gets what the open generation's room leaves. */
 static void test_default_chunk(void **state)
 {
+	/* room: the open generation's chunks with the default gen_max
+	 * (max_bytes / 32): its events, its tables, one for deflate. */
 	static const struct {
 		__u64 max_bytes;
-		__u32 chunk, nchunks;
+		__u32 chunk, nchunks, room;
 	} cases[] = {
-		{ 64ull << 20, 64 << 10, 1024 },
-		{ 4ull << 20, 64 << 10, 64 },
-		{ (4ull << 20) - 1, 32 << 10, 127 },
-		{ 1ull << 20, 16 << 10, 64 },
-		{ 64 << 10, 1024, 64 },
-		{ 100000, 1024, 97 },
-		{ 16 << 10, 1024, 16 },
+		{ 64ull << 20, 64 << 10, 1024, 33 + 2 + 1 },
+		{ 4ull << 20, 64 << 10, 64, 3 + 2 + 1 },
+		{ (4ull << 20) - 1, 32 << 10, 127, 5 + 4 + 1 },
+		{ 1ull << 20, 16 << 10, 64, 3 + 4 + 1 },
+		{ 64 << 10, 1024, 64, 3 + 4 + 1 },
+		{ 100000, 1024, 97, 4 + 7 + 1 },
+		{ 16 << 10, 1024, 16, 2 + 1 + 1 },	/* gen_max at least 1 KiB */
 	};
+	struct frec_recorder_stats st;
 	struct frec_recorder_opts o = { .sz = sizeof(o), .ncpus = 2, .max_threads = 64,
 					.max_processes = 16 };
 	struct frec_recorder *rec;
@@ -117,6 +122,9 @@ static void test_default_chunk(void **state)
 		assert_non_null(rec);
 		assert_int_equal(pool_chunk(rec, &n), cases[i].chunk);
 		assert_int_equal(n, cases[i].nchunks);
+		frec_recorder__stats(rec, &st);
+		assert_int_equal(st.window_mem_max,
+				 (__u64)(cases[i].nchunks - cases[i].room) * cases[i].chunk);
 		frec_recorder__free(rec);
 	}
 	/* Fewer than 16 chunks cannot hold a window beside the open
