@@ -10,8 +10,10 @@
  * chunks preallocated by frec_recorder__new(): max_bytes rounded down to
  * whole chunks, for the window, the open generation and the block being
  * sealed together. Pushing an event never calls malloc. The window leaves
- * the open generation room to grow (also while a snapshot pins the window);
- * should the pool still run dry, the oldest sealed generation is evicted
+ * the open generation room to grow, also while a snapshot pins the window:
+ * frec_snapshot__write() writes generations oldest first and the recorder
+ * reuses the chunks of those written as soon as the window lets them go.
+ * Should the pool still run dry, the oldest sealed generation is evicted
  * early (counted in stats.early_evictions). The task and process tables
  * come on top, sized by max_threads and max_processes and touched only as
  * they fill.
@@ -105,9 +107,11 @@ void frec_recorder__stats(const struct frec_recorder *rec, struct frec_recorder_
 
 /*
  * Snapshots. pin() takes a reference on every sealed generation in the window,
- * so that eviction does not free them while a snapshot is written; unpin()
- * gives them back (and frees what was evicted meanwhile). Seal first to
- * include the latest events. Returns NULL with errno set.
+ * so that eviction does not free them before the snapshot has written them;
+ * the recorder drops the references of those frec_snapshot__write() reports
+ * written (from any of its calls: tick, seal, push), unpin() the rest (and
+ * frees what was evicted meanwhile). Seal first to include the latest
+ * events. Returns NULL with errno set.
  */
 struct frec_pin *frec_recorder__pin(struct frec_recorder *rec);
 void frec_recorder__unpin(struct frec_recorder *rec, struct frec_pin *pin);
@@ -120,7 +124,9 @@ __u64 frec_pin__bytes(const struct frec_pin *pin);
  * directory (name ".<name>.tmp", O_EXCL|O_NOFOLLOW, mode 0600), fsync, rename
  * over nothing (fails with -EEXIST if name exists), fsync the directory. On
  * any error the temp file is removed. Safe to call from another thread.
- * Returns 0 or -errno.
+ * Once it has written a generation the recorder may reuse its memory, so a
+ * pin is written once: -EALREADY when it was (even in part). Returns 0 or
+ * -errno.
  */
 int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *hdr,
 			 const struct frec_pin *pin);

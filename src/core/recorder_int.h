@@ -117,7 +117,19 @@ struct frec_pin {
 	struct sealed_gen **gens;
 	uint32_t niov;
 	struct iovec *iov;	/* every block's chunks, in file order */
+	uint32_t *gen_iov;	/* gens[i]'s iovecs start at gen_iov[i]; ngens + 1 */
 	uint64_t events, lost, bytes;
+	/*
+	 * The one field another thread writes: frec_snapshot__write() stores
+	 * here (release) how many generations it has handed to the kernel,
+	 * oldest first; from then on their chunks are not read again, so the
+	 * recorder's thread (acquire) may drop the pin's references on them
+	 * (pins_reclaim) and reuse what is out of the window while the rest
+	 * is still being written.
+	 */
+	uint32_t written;
+	uint32_t released;	/* references dropped so far (recorder's thread) */
+	struct frec_pin *next;	/* the recorder's pins */
 };
 
 struct frec_recorder {
@@ -140,6 +152,7 @@ struct frec_recorder {
 	uint32_t nslots, slots_used;	/* slots ever handed out, in index order */
 	struct sealed_gen *gen_free;	/* slots given back */
 	struct sealed_gen *oldest, *newest;	/* the window */
+	struct frec_pin *pins;		/* snapshots in progress */
 
 	struct exit_ent *exits;		/* tasks to forget once their generation is gone */
 	uint32_t exit_head, exit_count, exit_cap;

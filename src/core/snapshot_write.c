@@ -4,7 +4,8 @@
  * already in their file form (seal.c), so this is the header, then the
  * pinned chunks as they are, into ".<name>.tmp", fsync, a rename that never
  * replaces an existing file, and an fsync of the directory. It reads only
- * the pin (immutable while pinned), so it may run in another thread.
+ * the pin (immutable while pinned) and stores its progress in it (atomic),
+ * so it may run in another thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,13 +128,22 @@ int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *
 	 * below is what guarantees it, this only saves the work. */
 	if (!fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return -EEXIST;
+	/* Written generations go back to the recorder: a pin is written once. */
+	if (__atomic_load_n(&pin->written, __ATOMIC_ACQUIRE))
+		return -EALREADY;
 
 	fd = openat(dirfd, tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	err = write_header(fd, hdr);
-	if (!err)
-		err = writev_all(fd, pin->iov, pin->niov);
+	/* Generation by generation, oldest first, telling the recorder after
+	 * each: the kernel has copied those chunks, so the recorder may reuse
+	 * the ones its window has let go while the rest is written. */
+	for (uint32_t i = 0; i < pin->ngens && !err; i++) {
+		err = writev_all(fd, pin->iov + pin->gen_iov[i], pin->gen_iov[i + 1] - pin->gen_iov[i]);
+		if (!err)	/* the pin is the recorder's, not const: see recorder_int.h */
+			__atomic_store_n((uint32_t *)&pin->written, i + 1, __ATOMIC_RELEASE);
+	}
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -89,11 +89,35 @@ static void evict_oldest(struct frec_recorder *r, bool early)
 		gen_release(r, sg);
 }
 
+/*
+ * Drop the references of the generations each pin's writer is done with.
+ * A generation out of the window is freed at its last reference; one still
+ * in the window stays. 1 if any chunk came back.
+ */
+static bool pins_reclaim(struct frec_recorder *r)
+{
+	uint32_t nfree = r->pool.nfree;
+
+	for (struct frec_pin *p = r->pins; p; p = p->next) {
+		uint32_t done = __atomic_load_n(&p->written, __ATOMIC_ACQUIRE);
+
+		while (p->released < done) {
+			struct sealed_gen *sg = p->gens[p->released++];
+
+			if (!--sg->refs && !sg->in_window)
+				gen_release(r, sg);
+		}
+	}
+	return r->pool.nfree != nfree;
+}
+
 void window_evict(struct frec_recorder *r, uint64_t now)
 {
 	struct sealed_gen *sg, *keep;
 	uint64_t held;
 
+	if (r->pins)
+		pins_reclaim(r);
 	if (!r->newest)
 		return;
 	keep = r->newest;
@@ -111,10 +135,12 @@ void window_evict(struct frec_recorder *r, uint64_t now)
 }
 
 /*
- * A chunk for the recorder. When the pool is dry (a miss), evict the oldest
- * sealed generation early and retry, as long as that frees memory: a pinned
- * generation frees nothing until its snapshot is done, so eviction stops at
- * the first pinned one and the caller discards what it wanted to store.
+ * A chunk for the recorder. When the pool is dry, take back what snapshots
+ * have written meanwhile; still dry (a miss), evict the oldest sealed
+ * generation early and retry, as long as that frees memory: a pinned
+ * generation frees nothing until its snapshot has written it, so eviction
+ * stops at the first pinned one and the caller discards what it wanted to
+ * store.
  */
 uint32_t rec_chunk_get(struct frec_recorder *r)
 {
@@ -122,6 +148,8 @@ uint32_t rec_chunk_get(struct frec_recorder *r)
 
 	if (likely(c != CHUNK_NONE))
 		return c;
+	if (r->pins && pins_reclaim(r))
+		return pool_get(&r->pool);
 	r->st.pool_misses++;
 	while (r->oldest && !r->oldest->refs) {
 		evict_oldest(r, true);
@@ -153,9 +181,11 @@ struct frec_pin *frec_recorder__pin(struct frec_recorder *r)
 		return NULL;
 	pin->gens = malloc(sizeof(*pin->gens) * (ngens ? ngens : 1));
 	pin->iov = malloc(sizeof(*pin->iov) * (nchunks ? nchunks : 1));
-	if (!pin->gens || !pin->iov) {
+	pin->gen_iov = malloc(sizeof(*pin->gen_iov) * (ngens + 1));
+	if (!pin->gens || !pin->iov || !pin->gen_iov) {
 		free(pin->gens);
 		free(pin->iov);
+		free(pin->gen_iov);
 		free(pin);
 		errno = ENOMEM;
 		return NULL;
@@ -164,6 +194,7 @@ struct frec_pin *frec_recorder__pin(struct frec_recorder *r)
 	 * writer thread never reads the pool's chain links. */
 	for (sg = r->oldest; sg; sg = sg->newer) {
 		sg->refs++;
+		pin->gen_iov[i] = k;
 		pin->gens[i++] = sg;
 		pin->events += sg->nevents;
 		pin->lost += sg->lost;
@@ -174,16 +205,25 @@ struct frec_pin *frec_recorder__pin(struct frec_recorder *r)
 			k++;
 		}
 	}
+	pin->gen_iov[ngens] = k;
 	pin->ngens = ngens;
 	pin->niov = k;
+	pin->next = r->pins;
+	r->pins = pin;
 	return pin;
 }
 
 void frec_recorder__unpin(struct frec_recorder *r, struct frec_pin *pin)
 {
+	struct frec_pin **pp;
+
 	if (!pin)
 		return;
-	for (uint32_t i = 0; i < pin->ngens; i++) {
+	for (pp = &r->pins; *pp && *pp != pin; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = pin->next;
+	for (uint32_t i = pin->released; i < pin->ngens; i++) {
 		struct sealed_gen *sg = pin->gens[i];
 
 		if (!--sg->refs && !sg->in_window)
@@ -191,6 +231,7 @@ void frec_recorder__unpin(struct frec_recorder *r, struct frec_pin *pin)
 	}
 	free(pin->gens);
 	free(pin->iov);
+	free(pin->gen_iov);
 	free(pin);
 }
 

@@ -3,9 +3,10 @@
  * The chunk pool: all the memory the recorder has for events. Its ceiling
  * is max_bytes rounded down to whole chunks, whatever the generation size;
  * it never grows; the window leaves a largest open generation its room, so
- * recording goes on while a snapshot pins the window; a pool that still runs
- * dry evicts the oldest sealed generation early (counted); a pinned
- * generation is never freed under a snapshot: then the events that found no
+ * recording goes on while a snapshot pins the window, and what the snapshot
+ * has written is reused at once; a pool that still runs dry evicts the
+ * oldest sealed generation early (counted); a pinned generation is never
+ * freed before its snapshot has written it: then the events that found no
  * room are discarded and counted instead.
  */
 #include <stdarg.h>
@@ -310,6 +311,60 @@ static void test_pinned_not_freed(void **state)
 	frec_recorder__free(rec);
 }
 
+/* What a snapshot has written is the recorder's again, pin or not: once
+ * frec_snapshot__write() has handed a generation to the kernel, its chunks
+ * are reused as soon as the window lets it go, so recording goes on past
+ * the room while the snapshot is still being finished. */
+static void test_written_reused(void **state)
+{
+	struct frec_recorder *rec = small_rec();
+	struct frec_recorder_stats st;
+	struct frec_header hdr;
+	struct frec_reader *rd;
+	struct frec_gen *g;
+	struct frec_pin *pin;
+	char dir[64], path[128];
+	__u64 events = 0;
+	unsigned k, gens = 0;
+	int dfd;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	for (k = 0; k < SMALL_WINDOW; k++)
+		assert_int_equal(tiny_gen(rec, SEC + k * 2 * MS), 1);
+	pin = frec_recorder__pin(rec);
+	assert_non_null(pin);
+	frec_header__init(&hdr);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(frec_snapshot__write(dfd, "w.frec", &hdr, pin), 0);
+	close(dfd);
+
+	/* Three times the room, the pin still held. */
+	for (unsigned i = 0; i < 3 * (SMALL_CHUNKS - SMALL_WINDOW); i++)
+		assert_int_equal(tiny_gen(rec, SEC + k++ * 2 * MS), 1);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.events_discarded, 0);
+	assert_int_equal(st.pool_misses, 0);
+	assert_int_equal(st.early_evictions, 0);
+	assert_int_equal(st.window_generations, SMALL_WINDOW);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
+	frec_recorder__unpin(rec, pin);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
+
+	/* The file holds the pinned window, whole. */
+	snprintf(path, sizeof(path), "%s/w.frec", dir);
+	assert_int_equal(frec_reader__open(path, &rd), 0);
+	while (frec_reader__next_gen(rd, &g) == 1) {
+		assert_int_equal(frec_gen__info(g)->start_ts, SEC + gens++ * 2 * MS);
+		events += frec_gen__info(g)->nevents;
+	}
+	assert_int_equal(gens, SMALL_WINDOW);
+	assert_int_equal(events, SMALL_WINDOW * 3);
+	frec_reader__free(rd);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 /* Tables larger than the room (long cmdlines) take chunks from the oldest
  * generations, early, and the window is then trimmed on time. */
 static void test_early_eviction(void **state)
@@ -390,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_generations),
 		cmocka_unit_test(test_tiny_generations_deflate),
 		cmocka_unit_test(test_pinned_not_freed),
+		cmocka_unit_test(test_written_reused),
 		cmocka_unit_test(test_early_eviction),
 		cmocka_unit_test(test_discard_counted),
 	};

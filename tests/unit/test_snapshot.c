@@ -295,6 +295,8 @@ static void test_never_overwrites(void **state)
 	/* The same name twice through the API: the second one fails. */
 	assert_int_equal(frec_snapshot__write(dfd, "c.frec", &hdr, pin), 0);
 	assert_int_equal(frec_snapshot__write(dfd, "c.frec", &hdr, pin), -EEXIST);
+	/* Written, its generations may be the recorder's again: never twice. */
+	assert_int_equal(frec_snapshot__write(dfd, "d.frec", &hdr, pin), -EALREADY);
 	close(dfd);
 	frec_recorder__unpin(rec, pin);
 
