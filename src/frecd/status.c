@@ -90,8 +90,9 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 		(unsigned long long)r->mem_bytes, (unsigned long long)events_held(st));
 	if (events_held(st))
 		fprintf(out, ", %.2f bytes/event", (double)r->mem_bytes / events_held(st));
-	fprintf(out, " (at most %llu bytes, the window %llu of them)\n",
-		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max);
+	fprintf(out, " (at most %llu bytes, the window %llu of them), %llu events found no room\n",
+		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max,
+		(unsigned long long)r->events_discarded);
 	fprintf(out, LABEL "%llu bytes allocated for threads, processes and names (mapped as they fill)\n",
 		"tables", (unsigned long long)r->tables_bytes);
 	fprintf(out, LABEL "%llu sealed, %llu evicted, %llu evicted early\n", "generations",
@@ -198,9 +199,10 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 		fprintf(out, "%.2f", (double)r->mem_bytes / events_held(st));
 	else
 		fputs("null", out);
-	fprintf(out, ",\"max_bytes\":%llu,\"window_max_bytes\":%llu,\"tables_bytes\":%llu},",
+	fprintf(out, ",\"max_bytes\":%llu,\"window_max_bytes\":%llu,\"tables_bytes\":%llu,"
+		"\"events_discarded\":%llu},",
 		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max,
-		(unsigned long long)r->tables_bytes);
+		(unsigned long long)r->tables_bytes, (unsigned long long)r->events_discarded);
 	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu},",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
 		(unsigned long long)r->early_evictions);

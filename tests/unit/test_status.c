@@ -43,6 +43,7 @@ static void fill(struct frecd_status *st)
 	st->rec.mem_bytes = 12 * 65536;
 	st->rec.window_mem_max = 62652416;
 	st->rec.tables_bytes = 7654321;
+	st->rec.events_discarded = 17;
 	st->rec.generations_sealed = 123;
 	st->rec.generations_evicted = 113;
 	st->min_age_ns = 10000000000ull;
@@ -99,7 +100,7 @@ static void test_text(void **state)
 		"window        9.876 s, 654321 bytes in 10 generations (at least 10 s, at most 67108864 bytes)\n"
 		"open          12 events, 70 bytes (the generation being recorded)\n"
 		"pool          12 of 1024 chunks in use, 67108864 bytes, 1 misses\n"
-		"memory        786432 bytes held for 118000 events, 6.66 bytes/event (at most 67108864 bytes, the window 62652416 of them)\n"
+		"memory        786432 bytes held for 118000 events, 6.66 bytes/event (at most 67108864 bytes, the window 62652416 of them), 17 events found no room\n"
 		"tables        7654321 bytes allocated for threads, processes and names (mapped as they fill)\n"
 		"generations   123 sealed, 113 evicted, 0 evicted early\n"
 		"snapshots     3 written, 1 failed, one in progress\n"
@@ -131,7 +132,7 @@ static void test_text(void **state)
 		"window        0.000 s, 0 bytes in 0 generations (at least 2.5 s, at most 65536 bytes)\n"
 		"open          0 events, 0 bytes (the generation being recorded)\n"
 		"pool          0 of 0 chunks in use, 0 bytes, 0 misses\n"
-		"memory        0 bytes held for 0 events (at most 0 bytes, the window 0 of them)\n"
+		"memory        0 bytes held for 0 events (at most 0 bytes, the window 0 of them), 0 events found no room\n"
 		"tables        0 bytes allocated for threads, processes and names (mapped as they fill)\n"
 		"generations   0 sealed, 0 evicted, 0 evicted early\n"
 		"snapshots     0 written, 0 failed, none in progress\n"
@@ -159,7 +160,8 @@ static void test_json(void **state)
 		"\"open\":{\"events\":12,\"bytes\":70},"
 		"\"pool\":{\"chunks_total\":1024,\"chunks_in_use\":12,\"bytes\":67108864,\"misses\":1},"
 		"\"memory\":{\"bytes\":786432,\"events\":118000,\"bytes_per_event\":6.66,"
-		"\"max_bytes\":67108864,\"window_max_bytes\":62652416,\"tables_bytes\":7654321},"
+		"\"max_bytes\":67108864,\"window_max_bytes\":62652416,\"tables_bytes\":7654321,"
+		"\"events_discarded\":17},"
 		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0},"
 		"\"snapshots\":{\"written\":3,\"failed\":1,\"in_progress\":true,"
 		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\"},"
@@ -180,7 +182,7 @@ static void test_json(void **state)
 		"\"open\":{\"events\":0,\"bytes\":0},"
 		"\"pool\":{\"chunks_total\":0,\"chunks_in_use\":0,\"bytes\":0,\"misses\":0},"
 		"\"memory\":{\"bytes\":0,\"events\":0,\"bytes_per_event\":null,"
-		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0},"
+		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0,\"events_discarded\":0},"
 		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0},"
 		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
 		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[]}\n");
