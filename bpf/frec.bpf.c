@@ -65,6 +65,22 @@ struct task_struct___pre516 {
  */
 #define RD(btf, p, f) ((btf) ? (p)->f : BPF_CORE_READ(p, f))
 
+/*
+ * A task's comm into dst (FREC_COMM_LEN bytes, 8-aligned in every record):
+ * in tp_btf, two plain 8-byte loads, which the verifier allows inside a char
+ * array of a typed pointer; in raw_tp, one bpf_probe_read_kernel(). The
+ * kernel keeps comm NUL-terminated and NUL-padded, as the helper would copy it.
+ */
+static __always_inline void read_comm(char *dst, struct task_struct *p, const bool btf)
+{
+	if (btf) {
+		((__u64 *)dst)[0] = *(const __u64 *)&p->comm[0];
+		((__u64 *)dst)[1] = *(const __u64 *)&p->comm[8];
+	} else {
+		BPF_CORE_READ_INTO((char (*)[FREC_COMM_LEN])dst, p, comm);
+	}
+}
+
 static __always_inline unsigned int task_state(struct task_struct *t, const bool btf)
 {
 	if (bpf_core_field_exists(t->__state))
@@ -180,8 +196,8 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf)
 	r->prev_prio = RD(btf, prev, prio);
 	r->next_prio = RD(btf, next, prio);
 	r->prev_state = reported_state(preempt, state, prev, btf);
-	BPF_CORE_READ_INTO(&r->prev_comm, prev, comm);
-	BPF_CORE_READ_INTO(&r->next_comm, next, comm);
+	read_comm(r->prev_comm, prev, btf);
+	read_comm(r->next_comm, next, btf);
 	ring_submit(ring, r);
 	return 0;
 }
@@ -204,7 +220,7 @@ static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf)
 	r->tgid = tgid;
 	r->prio = RD(btf, p, prio);
 	r->target_cpu = task_cpu(p, btf);
-	BPF_CORE_READ_INTO(&r->comm, p, comm);
+	read_comm(r->comm, p, btf);
 	ring_submit(ring, r);
 	return 0;
 }
@@ -228,8 +244,8 @@ static __always_inline int on_fork(__u64 *ctx, const bool btf)
 	r->parent_tgid = parent_tgid;
 	r->child_pid = RD(btf, child, pid);
 	r->child_tgid = child_tgid;
-	BPF_CORE_READ_INTO(&r->parent_comm, parent, comm);
-	BPF_CORE_READ_INTO(&r->child_comm, child, comm);
+	read_comm(r->parent_comm, parent, btf);
+	read_comm(r->child_comm, child, btf);
 	ring_submit(ring, r);
 	return 0;
 }
@@ -252,7 +268,7 @@ static __always_inline int on_exec(__u64 *ctx, const bool btf)
 	r->pid = RD(btf, p, pid);
 	r->old_pid = old_pid;
 	/* begin_new_exec() has already set the new comm by now */
-	BPF_CORE_READ_INTO(&r->comm, p, comm);
+	read_comm(r->comm, p, btf);
 	__builtin_memset(r->filename, 0, sizeof(r->filename));
 	bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), RD(btf, bprm, filename));
 	ring_submit(ring, r);
@@ -278,7 +294,7 @@ static __always_inline int on_exit(__u64 *ctx, const bool btf)
 	r->tgid = tgid;
 	r->prio = RD(btf, p, prio);
 	r->__pad = 0;
-	BPF_CORE_READ_INTO(&r->comm, p, comm);
+	read_comm(r->comm, p, btf);
 	ring_submit(ring, r);
 	return 0;
 }
@@ -300,7 +316,7 @@ static __always_inline int on_rename(__u64 *ctx, const bool btf)
 		return 0;
 	r->pid = RD(btf, p, pid);
 	r->tgid = tgid;
-	BPF_CORE_READ_INTO(&r->oldcomm, p, comm);
+	read_comm(r->oldcomm, p, btf);
 	__builtin_memset(r->newcomm, 0, sizeof(r->newcomm));
 	bpf_probe_read_kernel_str(r->newcomm, sizeof(r->newcomm), comm);
 	ring_submit(ring, r);
@@ -327,7 +343,7 @@ static __always_inline int on_migrate(__u64 *ctx, const bool btf)
 	r->orig_cpu = task_cpu(p, btf);
 	r->dest_cpu = dest_cpu;
 	r->__pad = 0;
-	BPF_CORE_READ_INTO(&r->comm, p, comm);
+	read_comm(r->comm, p, btf);
 	ring_submit(ring, r);
 	return 0;
 }
