@@ -13,6 +13,12 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      Then one more frecd round with the kernel's BPF statistics on: the run
      time of the sched_switch and sched_waking programs per event (the
      kernel side of the overhead, which the daemon figure does not show).
+     The workload runs on one CPU (--cpu, default 0; taskset), frecd and
+     perf wherever the scheduler puts them. Unpinned, where its two
+     processes run decides the result: on a VM whose idle vCPUs halt, a
+     wakeup sent to the other, idle CPU costs tens of microseconds, so the
+     baseline swings twentyfold with whatever else keeps the CPUs busy, and
+     a tracer's cost per event disappears in it.
   2. Daemon CPU per event: frecd's user+system time from ready to exit over
      the events it recorded, summed over the B rounds.
   3. Drops during the B rounds (frecd's exit summary).
@@ -76,7 +82,7 @@ def reap_children():
         if proc.returncode is not None or proc.poll() is not None:
             continue
         try:
-            if proc.args and proc.args[:3] == ["perf", "bench", "sched"]:
+            if proc.args and "bench" in proc.args and "sched" in proc.args:
                 os.killpg(proc.pid, signal.SIGKILL)   # and its forked child
             else:
                 proc.terminate()
@@ -158,6 +164,8 @@ class Frecd:
     def __init__(self, bin_path, args, log_path):
         self.log_path = log_path
         self.log = open(log_path, "w")
+        self.socket = log_path + ".sock"
+        args = ["--socket", self.socket, "--config", "/dev/null"] + args
         self.proc = spawn([bin_path] + args, stdout=self.log,
                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         wait_for_line(log_path, r"ready: pid", self.proc, 30, "frecd")
@@ -167,6 +175,14 @@ class Frecd:
     @property
     def pid(self):
         return self.proc.pid
+
+    def frec_status(self, frec):
+        """`frec status --json` of this frecd, parsed."""
+        out = subprocess.run([frec, "status", "--json", "--socket", self.socket],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if out.returncode != 0:
+            die("frec status failed: " + out.stdout.strip()[-300:])
+        return json.loads(out.stdout)
 
     def sample_memory(self):
         self.status = proc_status(self.pid)
@@ -249,9 +265,15 @@ class Perf:
         return size, samples, lost
 
 
-def run_pipe(loops):
-    """One `perf bench sched pipe`; returns its total time in seconds."""
-    out = subprocess.run(["perf", "bench", "sched", "pipe", "-l", str(loops)],
+def pinned(cpu, cmd):
+    """cmd on one CPU (taskset), or anywhere when cpu is negative."""
+    return cmd if cpu < 0 else ["taskset", "-c", str(cpu)] + cmd
+
+
+def run_pipe(loops, cpu):
+    """One `perf bench sched pipe` (both of its processes on cpu, see
+    --cpu); returns its total time in seconds."""
+    out = subprocess.run(pinned(cpu, ["perf", "bench", "sched", "pipe", "-l", str(loops)]),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     m = re.search(r"Total time:\s*([\d.]+)", out.stdout)
     if out.returncode != 0 or not m:
@@ -267,8 +289,8 @@ def bench_overhead(a, res):
     hwm = 0
     perf_bpe = []
     perf_lost = 0
-    say("overhead: %d rounds of `perf bench sched pipe -l %d`, order %s"
-        % (a.rounds, a.loops, " ".join(cfgs)))
+    say("overhead: %d rounds of `perf bench sched pipe -l %d`%s, order %s"
+        % (a.rounds, a.loops, "" if a.cpu < 0 else " on CPU %d" % a.cpu, " ".join(cfgs)))
     for rnd in range(a.rounds):
         line = []
         for c in cfgs:
@@ -281,7 +303,7 @@ def bench_overhead(a, res):
             elif c == "perf_overwrite":
                 tracer = Perf(["--overwrite", "--switch-output=signal"], a.work, "perfow-%d" % rnd)
             time.sleep(a.settle)
-            t = run_pipe(a.loops)
+            t = run_pipe(a.loops, a.cpu)
             times[c].append(t)
             if c == "frecd":
                 ns, ev, lo = tracer.stop()
@@ -302,6 +324,7 @@ def bench_overhead(a, res):
 
     res["rounds"] = a.rounds
     res["pipe_loops"] = a.loops
+    res["pipe_cpu"] = a.cpu
     res["baseline_s"] = round(median(times["none"]), 4)
     for c in cfgs[1:]:
         res["slowdown_" + c] = round(slowdown(c), 4)
@@ -346,7 +369,7 @@ def bench_bpf_cost(a, res):
         fd = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-bpf")],
                    os.path.join(a.work, "frecd-bpf.log"))
         time.sleep(a.settle)
-        run_pipe(a.loops)
+        run_pipe(a.loops, a.cpu)
         progs = bpf_prog_stats()
         fd.stop()
     finally:
@@ -463,22 +486,20 @@ def bench_snapshot(a, res):
     ring = 16 * MIB
     fd = Frecd(a.frecd, ["-o", snapdir, "--max-size", "64M", "--window", "3600",
                          "--ring-size", "16M"], os.path.join(a.work, "frecd-snapshot.log"))
-    anon0 = proc_status(fd.pid).get("RssAnon", 0)
     say("snapshot: filling a 64 MiB window (at most %.0f s)" % a.max_fill)
-    work = spawn(["perf", "bench", "sched", "pipe", "-l", "2000000000"],
+    work = spawn(pinned(a.cpu, ["perf", "bench", "sched", "pipe", "-l", "2000000000"]),
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        # The pool is touched lazily and chunks are reused, so frecd's
-        # anonymous memory grows until the window holds max_bytes; one more
-        # period after that, older generations are being evicted.
+        # With --window 3600 only the size rule evicts: the first eviction
+        # says the window is full; one more period, and it is full again.
         t0 = time.monotonic()
         while time.monotonic() - t0 < a.max_fill:
-            if proc_status(fd.pid).get("RssAnon", 0) - anon0 >= max_bytes:
+            if fd.frec_status(a.frec)["generations"]["evicted"] > 0:
                 time.sleep(1.5)
                 break
             time.sleep(0.25)
         res["snapshot_fill_s"] = round(time.monotonic() - t0, 1)
-        anon1 = proc_status(fd.pid).get("RssAnon", 0)
+        mem = fd.frec_status(a.frec)["memory"]
         s1, ext_ms, log_ms, s1_bytes, sig_b, done_b = take_snapshot(fd, snapdir, 1)
         # Keep the workload going past one more seal (period 1 s), so that
         # the second snapshot holds the whole time of the first one's write.
@@ -491,12 +512,12 @@ def bench_snapshot(a, res):
     # the copy cost without two busy CPUs competing with the writer thread.
     time.sleep(0.3)
     _, idle_ms, idle_log_ms, idle_bytes, _, _ = take_snapshot(fd, snapdir, 3)
-    mem = fd.sample_memory()
+    status = fd.sample_memory()
     _, _, total_lost = fd.stop()
     res["write_64mib_ms"] = round(write_reference(snapdir, max_bytes), 1)
 
     i1 = frec_info(a.frec, s1)
-    if s1_bytes < 0.9 * max_bytes:
+    if s1_bytes < 0.9 * mem["window_max_bytes"]:
         say("bench: WARNING: the window held only %.1f MiB after %s s (--max-fill); the "
             "snapshot figures are for that size" % (s1_bytes / MIB, res["snapshot_fill_s"]))
     # The steady workload's own largest gap over the 1.5 s before the
@@ -524,17 +545,13 @@ def bench_snapshot(a, res):
     res["snapshot_checked_events"] = n
     res["snapshot_phase_drops"] = total_lost
     res["bytes_per_event_disk"] = round(i1["size"] / sev, 2) if sev else None
-    # Memory: the pool is mapped lazily and chunks are reused, so the
-    # anonymous RSS frecd gained while filling is the memory its window (and
-    # open generation) really takes; divided by the events it holds.
-    res["bytes_per_event_mem"] = round((anon1 - anon0) / i1["events"], 2) if i1["events"] else None
-    hwm = max(mem.get("VmHWM", 0), fd.status.get("VmHWM", 0))
+    # Memory per event as frecd counts it: the chunks its window and open
+    # generation hold over the events in them (frec status).
+    res["bytes_per_event_mem"] = mem["bytes_per_event"]
+    hwm = max(status.get("VmHWM", 0), fd.status.get("VmHWM", 0))
     res["rss_peak_mib"] = round(hwm / MIB, 1)
     res["rss_budget_mib"] = (max_bytes + ring) // MIB
     res["rss_over_budget_mib"] = round((hwm - max_bytes - ring) / MIB, 1)
-    # The kernel maps the ring's data pages twice (so that a record that
-    # wraps reads contiguously): VmRSS counts the ring twice.
-    res["rss_over_budget_mib_ring_once"] = round((hwm - max_bytes - 2 * ring) / MIB, 1)
     if a.keep:
         say("snapshots kept in " + snapdir)
 
@@ -619,12 +636,11 @@ def print_table(res):
         ("  lost during the write", "snapshot_lost", ""),
         ("  largest gap between events then, before", "snapshot_max_gap_ms", "ms"),
         ("  bytes/event on disk (sched events)", "bytes_per_event_disk", "B"),
-        ("  bytes/event in memory (RSS growth)", "bytes_per_event_mem", "B"),
+        ("  bytes/event in memory (frec status)", "bytes_per_event_mem", "B"),
         ("  perf.data bytes/event", "perf_data_bytes_per_event", "B"),
         ("memory", None, ""),
         ("  peak RSS (VmHWM)", "rss_peak_mib", "MiB"),
         ("  over window + ring", "rss_over_budget_mib", "MiB"),
-        ("  over, counting the ring once", "rss_over_budget_mib_ring_once", "MiB"),
         ("probes (per hit; machine and kernel dependent)", None, ""),
         ("  uprobe", "uprobe_us", "us"),
         ("  uprobe + uretprobe", "uprobe_uretprobe_us", "us"),
@@ -699,6 +715,8 @@ def main():
     ap.add_argument("--output", default=".output", help="build directory (default .output)")
     ap.add_argument("--rounds", type=int, default=9, help="paired overhead rounds (>= 5)")
     ap.add_argument("--loops", type=int, default=1000000, help="perf bench sched pipe loops")
+    ap.add_argument("--cpu", type=int, default=0,
+                    help="run perf bench sched pipe on this CPU only (-1: anywhere; see the doc)")
     ap.add_argument("--settle", type=float, default=0.3,
                     help="seconds between a tracer's start and the workload")
     ap.add_argument("--max-fill", type=float, default=60, help="longest window fill, s")
