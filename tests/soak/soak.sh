@@ -81,6 +81,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # --- frecd -------------------------------------------------------------------
+: > "$log"	# before the loop below reads it, not when the background job gets to it
 "$FRECD" -o "$snaps" "$@" > "$log" 2>&1 &
 FRECD_PID=$!
 i=0
