@@ -23,11 +23,17 @@ for f in "$first" "$second"; do
 done
 
 # A burst: signals of one kind do not queue, and those that arrive while a
-# snapshot is written are merged into one more, so a burst gives 1 or 2 files.
+# snapshot is written are merged into one more, so a burst gives at least
+# one file and never more than one per signal. How many depends on when each
+# kill lands against a write of a few milliseconds (all three may come
+# apart under emulation); test_fault_coalesce holds the writer to prove the
+# merge itself.
 kill -USR1 "$FRECD_PID"; kill -USR1 "$FRECD_PID"; kill -USR1 "$FRECD_PID"
 wait_count "$WORK/frecd.log" "snapshot .*: [0-9]+ events" 3 "a snapshot after the burst"
 stop_frecd	# finishes any snapshot in progress first
 burst=$(( $(ls "$WORK/snaps" | wc -l) - 2 ))
-assert_range "snapshots from a burst of 3 SIGUSR1" 1 2 "$burst"
+merged=$(grep -c "while one is being written" "$WORK/frecd.log")
+note "a burst of 3 SIGUSR1: $burst snapshots, $merged merge messages"
+assert_range "snapshots from a burst of 3 SIGUSR1" 1 3 "$burst"
 assert_eq "temporary files left" "" "$(ls -A "$WORK/snaps" | grep -v '\.frec$')"
 exit 0
