@@ -9,7 +9,7 @@
 #include <frec/record.h>
 #include "frecd/ring.h"
 
-/* See frecd_ring__consume(): how far past the cut a timestamp may claim to be. */
+/* See frecd_rings__consume(): how far past the cut a timestamp may claim to be. */
 #define FUTURE_SLACK_NS	1000000000ull
 
 struct frecd_rings {
@@ -117,20 +117,6 @@ static void ring_take(struct frecd_ring *r, frecd_ring_fn fn, void *ctx, __u8 *b
 {
 	fn(ctx, record_at(r, r->off, r->len, bounce), r->len);
 	ring_advance(r, rec_bytes(r->len));
-}
-
-size_t frecd_ring__consume(struct frecd_ring *r, __u64 cut, frecd_ring_fn fn, void *ctx,
-			   __u64 *skipped)
-{
-	__u8 bounce[FRECD_RING_MAX_REC];
-	size_t n = 0;
-
-	ring_begin(r);
-	while (ring_next(r, skipped) && !after_cut(r->ts, cut)) {
-		ring_take(r, fn, ctx, bounce);
-		n++;
-	}
-	return n;
 }
 
 /* The rings' heads as a binary min-heap of ring indices, by head time. */

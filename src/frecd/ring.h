@@ -55,17 +55,6 @@ struct frecd_ring {
 
 void frecd_ring__init_mem(struct frecd_ring *r, unsigned long *consumer_pos,
 			  const unsigned long *producer_pos, const void *data, size_t size);
-/*
- * Hand fn every submitted record of r whose timestamp (struct frec_rec_hdr's
- * ts, its first 8 bytes) is before cut, in ring order, freeing their space
- * for the kernel as it goes. Stops at the first record not yet submitted, or
- * at or after the cut. A record that says it is more than a second past the
- * cut is taken anyway: no clock of the kernel's runs that far ahead, and a
- * ring must not stall on a bad timestamp. The number of records handed
- * over; *skipped counts those too short to have a timestamp or too long.
- */
-size_t frecd_ring__consume(struct frecd_ring *r, __u64 cut, frecd_ring_fn fn, void *ctx,
-			   __u64 *skipped);
 
 struct frecd_rings;
 
@@ -75,8 +64,16 @@ struct frecd_rings *frecd_rings__new(const int *fds, size_t n, size_t bytes);
 /* n rings laid over memory with frecd_ring__init_mem() (for tests). */
 struct frecd_rings *frecd_rings__from(const struct frecd_ring *rings, size_t n);
 void frecd_rings__free(struct frecd_rings *rs);
-/* Every ring up to the cut (FRECD_RING_NO_CUT: all), merged in time order.
- * Records handed over. */
+/*
+ * Hand fn every submitted record whose timestamp (struct frec_rec_hdr's ts,
+ * its first 8 bytes) is before cut (FRECD_RING_NO_CUT: all), the rings
+ * merged in time order, freeing their space for the kernel as it goes. A
+ * ring stops at its first record not yet submitted, or at or after the cut.
+ * A record that says it is more than a second past the cut is taken anyway:
+ * no clock of the kernel's runs that far ahead, and a ring must not stall on
+ * a bad timestamp. The number of records handed over; records too short to
+ * have a timestamp or too long are skipped and counted (frecd_rings__skipped).
+ */
 size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn, void *ctx);
 /* Records skipped as malformed, over all rings, since the start. */
 __u64 frecd_rings__skipped(const struct frecd_rings *rs);

@@ -82,6 +82,19 @@ static void on_rec(void *ctx, const void *rec, size_t len)
 	s->n++;
 }
 
+/* frecd's own path, frecd_rings__consume(), over this one ring. */
+static size_t consume(struct fake *f, __u64 cut, struct seen *s, __u64 *skipped)
+{
+	struct frecd_rings *rs = frecd_rings__from(&f->r, 1);
+	size_t n;
+
+	assert_non_null(rs);
+	n = frecd_rings__consume(rs, cut, on_rec, s);
+	*skipped += frecd_rings__skipped(rs);
+	frecd_rings__free(rs);
+	return n;
+}
+
 static void init(struct fake *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -98,7 +111,7 @@ static void test_in_order_and_consumed(void **state)
 	put(&f, 10, 24, 0);
 	put(&f, 11, 40, 0);
 	put(&f, 12, 8, 0);
-	assert_int_equal(frecd_ring__consume(&f.r, 100, on_rec, &s, &skipped), 3);
+	assert_int_equal(consume(&f, 100, &s, &skipped), 3);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.ts[0], 10);
 	assert_int_equal(s.ts[2], 12);
@@ -107,7 +120,7 @@ static void test_in_order_and_consumed(void **state)
 	assert_int_equal(f.cons, f.prod);	/* the space is the kernel's again */
 	assert_int_equal(skipped, 0);
 	/* nothing new: nothing handed over twice */
-	assert_int_equal(frecd_ring__consume(&f.r, 100, on_rec, &s, &skipped), 0);
+	assert_int_equal(consume(&f, 100, &s, &skipped), 0);
 }
 
 static void test_cut(void **state)
@@ -122,10 +135,10 @@ static void test_cut(void **state)
 	put(&f, 199, 24, 0);
 	at = put(&f, 200, 24, 0);
 	put(&f, 150, 24, 0);	/* behind the cut, but after one that is not */
-	assert_int_equal(frecd_ring__consume(&f.r, 200, on_rec, &s, &skipped), 2);
+	assert_int_equal(consume(&f, 200, &s, &skipped), 2);
 	assert_int_equal(s.ts[1], 199);
 	assert_int_equal(f.cons, at);		/* stopped before ts 200, not past it */
-	assert_int_equal(frecd_ring__consume(&f.r, 201, on_rec, &s, &skipped), 2);
+	assert_int_equal(consume(&f, 201, &s, &skipped), 2);
 	assert_int_equal(s.ts[2], 200);
 	assert_int_equal(s.ts[3], 150);
 	assert_int_equal(f.cons, f.prod);
@@ -142,10 +155,10 @@ static void test_busy_stops(void **state)
 	put(&f, 1, 24, 0);
 	busy = put(&f, 2, 24, BPF_RINGBUF_BUSY_BIT);	/* reserved, not submitted */
 	put(&f, 3, 24, 0);
-	assert_int_equal(frecd_ring__consume(&f.r, FRECD_RING_NO_CUT, on_rec, &s, &skipped), 1);
+	assert_int_equal(consume(&f, FRECD_RING_NO_CUT, &s, &skipped), 1);
 	assert_int_equal(f.cons, busy);
 	set_flags(&f, busy, 24, 0);			/* submitted */
-	assert_int_equal(frecd_ring__consume(&f.r, FRECD_RING_NO_CUT, on_rec, &s, &skipped), 2);
+	assert_int_equal(consume(&f, FRECD_RING_NO_CUT, &s, &skipped), 2);
 	assert_int_equal(s.ts[1], 2);
 	assert_int_equal(s.ts[2], 3);
 }
@@ -159,7 +172,7 @@ static void test_discarded_skipped(void **state)
 	init(&f);
 	put(&f, 1, 24, BPF_RINGBUF_DISCARD_BIT);
 	put(&f, 2, 24, 0);
-	assert_int_equal(frecd_ring__consume(&f.r, FRECD_RING_NO_CUT, on_rec, &s, &skipped), 1);
+	assert_int_equal(consume(&f, FRECD_RING_NO_CUT, &s, &skipped), 1);
 	assert_int_equal(s.ts[0], 2);
 	assert_int_equal(skipped, 0);		/* discarding is not damage */
 	assert_int_equal(f.cons, f.prod);
@@ -180,7 +193,7 @@ static void test_wrap(void **state)
 			memset(&s, 0, sizeof(s));
 			put(&f, 7, len, 0);
 			put(&f, 8, len + 3, 0);			/* an odd length */
-			assert_int_equal(frecd_ring__consume(&f.r, 9, on_rec, &s, &skipped), 2);
+			assert_int_equal(consume(&f, 9, &s, &skipped), 2);
 			assert_int_equal(s.len[0], len);
 			assert_int_equal(s.len[1], len + 3);
 			assert_true(s.intact[0]);
@@ -202,7 +215,7 @@ static void test_bad_records(void **state)
 	put(&f, 1000 + 5000000000ull, 24, 0);
 	put(&f, 0, 4, 0);
 	put(&f, 1001, 24, 0);
-	assert_int_equal(frecd_ring__consume(&f.r, 1000, on_rec, &s, &skipped), 1);
+	assert_int_equal(consume(&f, 1000, &s, &skipped), 1);
 	assert_int_equal(s.ts[0], 1000 + 5000000000ull);
 	assert_int_equal(skipped, 1);
 	assert_int_equal(f.cons, f.prod - rec_bytes(24));	/* at ts 1001: after the cut */
