@@ -264,18 +264,27 @@ static void on_switch(struct cexport *x, const struct frec_event *ev)
 	snprintf(r->comm, sizeof(r->comm), "%.*s", FREC_COMM_LEN - 1, t ? t->comm : "<...>");
 }
 
-static void instant_begin(struct cexport *x, const char *name, const char *cat, __u64 ts,
-			  __u32 pid, __u32 tid)
+/* scope: 't' marks the thread's lane, 'p' every lane of the process */
+static void instant_scoped(struct cexport *x, const char *name, const char *cat, __u64 ts,
+			   __u32 pid, __u32 tid, char scope)
 {
 	sep(x);
 	frec_out__str(x->o, "{\"name\":");
 	frec_json__str(x->o, name, 4096);
 	frec_out__str(x->o, ",\"cat\":\"");
 	frec_out__str(x->o, cat);
-	frec_out__str(x->o, "\",\"ph\":\"i\",\"s\":\"t\"");
+	frec_out__str(x->o, "\",\"ph\":\"i\",\"s\":\"");
+	frec_out__char(x->o, scope);
+	frec_out__char(x->o, '"');
 	ts_field(x, "ts", ts);
 	pid_tid(x, pid, tid);
 	frec_out__str(x->o, ",\"args\":{");
+}
+
+static void instant_begin(struct cexport *x, const char *name, const char *cat, __u64 ts,
+			  __u32 pid, __u32 tid)
+{
+	instant_scoped(x, name, cat, ts, pid, tid, 't');
 }
 
 static void on_task_event(struct cexport *x, const struct frec_event *ev)
@@ -452,6 +461,13 @@ static void open_calls(struct cexport *x)
 
 static void on_lost(struct cexport *x, const struct frec_event *ev)
 {
+	/* Lost on no known CPU: one mark across the CPU lanes. */
+	if (ev->cpu == FREC_CPU_UNKNOWN && x->ncpus) {
+		instant_scoped(x, "lost records", "lost", ev->ts, CPUS_PID, CPU_LANE(0), 'p');
+		frec_out__printf(x->o, "\"cpu\":\"unknown\",\"count\":%llu}}",
+				 (unsigned long long)ev->lost.count);
+		return;
+	}
 	if (!cpu_of(x, ev->cpu))
 		return;
 	instant_begin(x, "lost records", "lost", ev->ts, CPUS_PID, CPU_LANE(ev->cpu));

@@ -490,16 +490,27 @@ static void add_ftrace_event(struct pexport *x, const struct frec_event *ev)
 	maybe_flush(x, ev->cpu);
 }
 
-static void add_lost(struct pexport *x, const struct frec_event *ev)
+static void lost_on(struct pexport *x, __u32 cpu)
 {
-	struct bundle *b = bundle_of(x, ev->cpu);
+	struct bundle *b = bundle_of(x, cpu);
 
 	if (!b)
 		return;
 	/* lost_events says data was lost before the bundle's first event: end
 	 * the current bundle here and flag the next one */
-	flush_bundle(x, ev->cpu);
+	flush_bundle(x, cpu);
 	b->lost = true;
+}
+
+static void add_lost(struct pexport *x, const struct frec_event *ev)
+{
+	/* Lost on no known CPU: every CPU may miss data. */
+	if (ev->cpu == FREC_CPU_UNKNOWN) {
+		for (__u32 c = 0; c < x->ncpus && !x->err; c++)
+			lost_on(x, c);
+		return;
+	}
+	lost_on(x, ev->cpu);
 }
 
 /* ---- process tree --------------------------------------------------------- */

@@ -100,6 +100,7 @@ struct report {
 	__u64 *lost_cpu;
 	__u32 nlost_cpu;
 	__u64 lost_total;
+	__u64 lost_nocpu;	/* lost on no CPU in range: FREC_CPU_UNKNOWN */
 	struct lost_span *spans;
 	size_t nspans;
 	__u64 gens;
@@ -122,7 +123,8 @@ void frec_report__usage(FILE *f)
 		"  - hits per probe; calls per probed function with entry -> return latency\n"
 		"    on the same thread (uprobe paired with the uretprobe of the same\n"
 		"    function): log2 histogram, p50, p99, max;\n"
-		"  - records lost, per CPU and per generation.\n"
+		"  - records lost, per CPU and per generation (\"cpu unknown\" when frecd\n"
+		"    lost a whole generation).\n"
 		"Times are in ms (on-CPU) and us (latencies) with ns precision; percentiles\n"
 		"are the nearest-rank sample, rounded down by at most 0.8%%. Where records\n"
 		"were lost (or a generation is damaged) nothing is guessed: a CPU's time\n"
@@ -455,17 +457,27 @@ static void on_exit_ev(struct report *r, const struct frec_event *ev)
 	frec_map__del(&r->pending, ev->exit.pid);
 }
 
-static void on_lost(struct report *r, const struct frec_event *ev)
+static void cpu_lost(struct report *r, struct cpu_state *c, __u64 ts)
 {
-	struct cpu_state *c = cpu_of(r, ev->cpu);
-
-	/* What happened on the CPU while records were lost is unknown: its
-	 * task counts until now and no longer; wakeups and who runs where may
-	 * be stale (a bogus wait is worse than a missing one). */
 	if (c && c->valid) {
 		if (c->tid_known)
-			add_oncpu(r, c->tid, c, c->since, ev->ts);
+			add_oncpu(r, c->tid, c, c->since, ts);
 		c->valid = false;
+	}
+}
+
+static void on_lost(struct report *r, const struct frec_event *ev)
+{
+	/* What happened on the CPU while records were lost is unknown: its
+	 * task counts until now and no longer; wakeups and who runs where may
+	 * be stale (a bogus wait is worse than a missing one). Records lost
+	 * on no known CPU (frecd discarded a whole generation) make every
+	 * CPU unknown. */
+	if (ev->cpu == FREC_CPU_UNKNOWN) {
+		for (__u32 i = 0; i < r->ncpus; i++)
+			cpu_lost(r, &r->cpus[i], ev->ts);
+	} else {
+		cpu_lost(r, cpu_of(r, ev->cpu), ev->ts);
 	}
 	frec_map__clear(&r->pending);
 	frec_map__clear(&r->running);
@@ -484,6 +496,8 @@ static void on_lost(struct report *r, const struct frec_event *ev)
 	}
 	if (ev->cpu < r->nlost_cpu)
 		r->lost_cpu[ev->cpu] += ev->lost.count;
+	else
+		r->lost_nocpu += ev->lost.count;
 	r->lost_total += ev->lost.count;
 	if (r->nspans)
 		r->spans[r->nspans - 1].count += ev->lost.count;
@@ -910,6 +924,8 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 	for (i = 0; i < r->ncpus_out; i++)
 		frec_out__printf(o, "  cpu %zu: %llu\n", i,
 				 (unsigned long long)(i < r->nlost_cpu ? r->lost_cpu[i] : 0));
+	if (r->lost_nocpu)
+		frec_out__printf(o, "  cpu unknown: %llu\n", (unsigned long long)r->lost_nocpu);
 	for (i = 0; i < r->nspans; i++) {
 		if (!r->spans[i].count)
 			continue;
@@ -1021,7 +1037,8 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 	for (i = 0; i < r->ncpus_out; i++)
 		frec_out__printf(o, "%s%llu", i ? "," : "",
 				 (unsigned long long)(i < r->nlost_cpu ? r->lost_cpu[i] : 0));
-	frec_out__str(o, "],\"by_generation\":[");
+	frec_out__printf(o, "],\"unknown_cpu\":%llu,\"by_generation\":[",
+			 (unsigned long long)r->lost_nocpu);
 	n = 0;
 	for (i = 0; i < r->nspans; i++) {
 		if (!r->spans[i].count)

@@ -12,6 +12,10 @@
 #include <linux/types.h>
 #include "record.h"
 
+/* The cpu of a lost event whose records' CPUs are not known: frecd
+ * discarded a whole generation it could not store. */
+#define FREC_CPU_UNKNOWN	0xffffffffu
+
 /*
  * One event. Which union member is valid depends on type. Strings point into
  * memory owned by whoever produced the event (the ring record being pushed,

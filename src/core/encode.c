@@ -19,12 +19,13 @@ int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
 	g->threads = malloc(sizeof(*g->threads) * thread_cap);
 	g->cur = malloc(sizeof(*g->cur) * r->ncpus);
 	g->drops = calloc(r->ncpus, sizeof(*g->drops));
+	g->unstored = calloc(r->ncpus + 1, sizeof(*g->unstored));
 	g->str_arena = malloc(GEN_STR_ARENA);
 	g->str_off = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_hash = calloc(GEN_STR_SLOTS, sizeof(uint32_t));
-	if (!g->threads || !g->cur || !g->drops || !g->str_arena || !g->str_off ||
+	if (!g->threads || !g->cur || !g->drops || !g->unstored || !g->str_arena || !g->str_off ||
 	    !g->str_len || !g->str_slot || !g->str_hash)
 		return -ENOMEM;
 	g->head = g->tail = CHUNK_NONE;
@@ -39,6 +40,7 @@ void gen_free_tables(struct frec_recorder *r)
 	free(g->threads);
 	free(g->cur);
 	free(g->drops);
+	free(g->unstored);
 	free(g->str_arena);
 	free(g->str_off);
 	free(g->str_len);

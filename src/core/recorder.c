@@ -101,6 +101,7 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 	n += STAGE_BYTES;
 	n += (uint64_t)g->thread_cap * sizeof(*g->threads);
 	n += (uint64_t)r->ncpus * (sizeof(*g->cur) + sizeof(*g->drops));
+	n += ((uint64_t)r->ncpus + 1) * sizeof(*g->unstored);
 	n += GEN_STR_ARENA + 3ull * GEN_STR_MAX * sizeof(uint32_t) + GEN_STR_SLOTS * sizeof(uint32_t);
 	return n;
 }
@@ -259,14 +260,13 @@ static int push_room(struct frec_recorder *r)
 
 	if (g->nevents && (gen_raw_bytes(g) >= r->gen_max || gen_tables_full(g)))
 		rec_seal(r, g->max_ts);
-	if (g->pos > g->lim && gen_new_chunk(r)) {
-		r->st.events_discarded++;
+	if (g->pos > g->lim && gen_new_chunk(r))
 		return -ENOSPC;
-	}
 	return 0;
 }
 
-static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+/* Store one event in the open generation, or -ENOSPC. */
+static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
 	struct open_gen *g = &r->g;
 	uint32_t type = ev->type;
@@ -308,10 +308,57 @@ static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const s
 		if (ev->cpu < r->ncpus)
 			g->drops[ev->cpu] += ev->lost.count;
 		g->lost += ev->lost.count;
-		r->st.lost += ev->lost.count;
 		break;
 	}
 	return 0;
+}
+
+void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count)
+{
+	r->g.unstored[cpu < r->ncpus ? cpu : r->ncpus] += count;
+	r->g.unstored_total += count;
+}
+
+/* Write what was owed as lost events, noticed at ts, as far as room allows. */
+static void pay_lost(struct frec_recorder *r, uint64_t ts)
+{
+	struct open_gen *g = &r->g;
+
+	for (uint32_t c = 0; c <= r->ncpus && g->unstored_total; c++) {
+		struct frec_event lost = {
+			.ts = ts,
+			.type = FREC_EV_LOST,
+			.cpu = c < r->ncpus ? c : FREC_CPU_UNKNOWN,
+			.lost.count = g->unstored[c],
+		};
+
+		if (!lost.lost.count)
+			continue;
+		if (put_ev(r, &lost, NULL))
+			return;
+		g->unstored_total -= lost.lost.count;
+		g->unstored[c] = 0;
+	}
+}
+
+/*
+ * An event that finds no room is discarded, counted, and owed to the
+ * stream: the first event that finds room again is followed, at its time,
+ * by a lost event per CPU for what was discarded, so a snapshot shows the
+ * gap where it was. Paying only after a success keeps a dry pool from
+ * being asked twice per event.
+ */
+static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+{
+	int err = put_ev(r, ev, nm);
+
+	if (unlikely(err)) {
+		r->st.events_discarded++;
+		rec_owe_lost(r, ev->cpu, 1);
+	} else if (unlikely(r->g.unstored_total)) {
+		pay_lost(r, ev->ts);
+	}
+	return err;
 }
 
 int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
@@ -326,6 +373,21 @@ int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
 	return push_ev(r, &ev, &nm);
 }
 
+/* The kernel's lost records: counted whether or not there is room to say
+ * so now; without room they are owed like a discarded event. */
+static int push_lost(struct frec_recorder *r, const struct frec_event *ev)
+{
+	int err;
+
+	r->st.lost += ev->lost.count;
+	err = put_ev(r, ev, NULL);
+	if (unlikely(err))
+		rec_owe_lost(r, ev->cpu, ev->lost.count);
+	else if (unlikely(r->g.unstored_total))
+		pay_lost(r, ev->ts);
+	return err;
+}
+
 int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *ev)
 {
 	if (ev->type == FREC_EV_NONE || ev->type >= FREC_EV__MAX ||
@@ -334,6 +396,8 @@ int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *
 		r->st.malformed++;
 		return -EINVAL;
 	}
+	if (ev->type == FREC_EV_LOST)
+		return push_lost(r, ev);
 	return push_ev(r, ev, NULL);
 }
 
@@ -346,7 +410,7 @@ int frec_recorder__add_lost(struct frec_recorder *r, __u32 cpu, __u64 count, __u
 		.lost.count = count,
 	};
 
-	return push_ev(r, &ev, NULL);
+	return push_lost(r, &ev);
 }
 
 int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, const char *comm)

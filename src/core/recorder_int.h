@@ -68,6 +68,12 @@ struct open_gen {
 	uint32_t nthreads, thread_cap;
 	uint32_t *cur;		/* per CPU: thread index of the running thread, NO_THREAD */
 	uint64_t *drops;	/* per CPU: records lost */
+	/* Per CPU, and one slot for a CPU out of range: events discarded for
+	 * want of memory, not yet written into a generation as lost. They
+	 * outlive the generation; the first event that finds room again
+	 * writes them as FREC_EV_LOST, so a snapshot never hides the gap. */
+	uint64_t *unstored;
+	uint64_t unstored_total;
 
 	char *str_arena;
 	uint32_t str_used;
@@ -187,6 +193,9 @@ static inline uint64_t gen_raw_bytes(const struct open_gen *g)
 {
 	return g->head == CHUNK_NONE ? 0 : g->done_bytes + g->pos - BLOCK_HDR_LEN;
 }
+
+/* recorder.c: count records lost on cpu into the stream's next lost events. */
+void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count);
 
 /* recorder.c: forget tasks that exited before generation seq. */
 void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);

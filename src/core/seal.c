@@ -276,7 +276,7 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	struct sink s = { .r = r, .head = CHUNK_NONE, .tail = CHUNK_NONE };
 	struct sealed_gen *sg;
 	uint64_t end_ts = now > g->max_ts ? now : g->max_ts;
-	uint64_t events_len = gen_raw_bytes(g), payload_len;
+	uint64_t events_len = gen_raw_bytes(g), payload_len, lost_known = 0;
 	uint8_t *bh;
 	int err;
 
@@ -310,7 +310,15 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 			pool_put_chain(&r->pool, g->head);
 		if (s.head != CHUNK_NONE)
 			pool_put_chain(&r->pool, s.head);
-		r->st.events_discarded += g->nevents;
+		/* The events are gone, and so are the lost events among
+		 * them: owe both to the next generation. */
+		r->st.events_discarded += g->nevents - g->by_type[FREC_EV_LOST];
+		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->nevents - g->by_type[FREC_EV_LOST]);
+		for (uint32_t c = 0; c < r->ncpus; c++) {
+			rec_owe_lost(r, c, g->drops[c]);
+			lost_known += g->drops[c];
+		}
+		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->lost - lost_known);
 		gen_reset(r, now);
 		window_evict(r, now);
 		return err ? err : -ENOSPC;

@@ -299,6 +299,33 @@ static inline int synth_known_snapshot(const char *dir, const char *name)
 	return err;
 }
 
+/*
+ * Records lost on no known CPU (frecd discarded a generation it could not
+ * store) end what is known of every CPU:
+ *   t+0      cpu0 idle -> alpha (201), cpu1 idle -> beta (202)
+ *   t+10000  7 records lost, CPU unknown
+ *   t+20000  sealed
+ * with t = 2 s.
+ */
+static inline int synth_unknown_cpu_snapshot(const char *dir, const char *name)
+{
+	const __u64 t = 2000000000ull;
+	struct frec_recorder *rec = synth_recorder(2);
+	struct frec_event lost = { .ts = t + 10000, .type = FREC_EV_LOST,
+				   .cpu = FREC_CPU_UNKNOWN, .lost.count = 7 };
+	int err;
+
+	if (!rec)
+		return -1;
+	frec_recorder__tick(rec, t);
+	synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 201, 200, "alpha");
+	synth_switch(rec, t, 1, 0, 0, "swapper/1", 0, 202, 200, "beta");
+	frec_recorder__push_event(rec, &lost);
+	err = synth_write(rec, dir, name, t + 20000);
+	frec_recorder__free(rec);
+	return err;
+}
+
 /* --- random streams ------------------------------------------------------- */
 
 #define SYNTH_NTHREADS 40

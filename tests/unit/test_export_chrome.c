@@ -214,12 +214,50 @@ static void test_hostile_names(void **state)
 	free(out);
 }
 
+/* Records lost on no known CPU: one mark across the CPU lanes. */
+static void test_lost_unknown_cpu(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct captured cap;
+	unsigned char *json;
+	size_t n;
+	char *c;
+
+	assert_int_equal(run_export(f->path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	captured_free(&cap);
+	json = read_file(f->out, &n);
+	assert_non_null(strstr((char *)json, "{\"name\":\"lost records\",\"cat\":\"lost\",\"ph\":\"i\","
+					     "\"s\":\"p\",\"ts\":2000010.000,"));
+	assert_non_null(strstr((char *)json, "\"args\":{\"cpu\":\"unknown\",\"count\":7}}"));
+	free(json);
+	c = census(f);
+	if (!c)
+		return;
+	assert_int_equal(census_get(c, "i.lost.lost records"), 1);
+	assert_int_equal(census_get(c, "X.cpu"), 2);
+	free(c);
+}
+
+static int setup_unknown_cpu(void **state)
+{
+	struct tools_fixture *f;
+	char py[128];
+
+	tools_fixture_setup(state, "unknown.frec", synth_unknown_cpu_snapshot, "out.json");
+	f = *state;
+	snprintf(py, sizeof(py), "%s/census.py", f->dir);
+	write_file(py, census_py, strlen(census_py));
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_known, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_busy, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_lost_unknown_cpu, setup_unknown_cpu,
+						tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -362,6 +362,27 @@ static void test_damaged(void **state)
 	decode_raw_ok(f->out);
 }
 
+/* Records lost on no known CPU flag the next bundle of every CPU. */
+static void test_lost_unknown_cpu(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct captured cap;
+	struct census c;
+
+	assert_int_equal(run_export(f->path, FREC_EXPORT_PERFETTO, false, f->out, &cap), 0);
+	captured_free(&cap);
+	take_census(f->out, &c);
+	assert_int_equal(c.switches, 2);
+	assert_int_equal(c.lost_bundles, 2);
+	decode_raw_ok(f->out);
+}
+
+static int setup_unknown_cpu(void **state)
+{
+	return tools_fixture_setup(state, "unknown.frec", synth_unknown_cpu_snapshot,
+				   "out.pftrace");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +390,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_busy, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_gzip, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_lost_unknown_cpu, setup_unknown_cpu,
+						tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -436,6 +436,93 @@ static void test_discard_counted(void **state)
 	frec_recorder__free(rec);
 }
 
+/* Lost events in a snapshot for every discarded event and every kernel
+ * drop that found no room: per CPU, at the time of the first event that
+ * found room again, right after it. */
+static void test_discards_in_snapshot(void **state)
+{
+	struct frec_recorder *rec = small_rec();
+	struct frec_recorder_stats st;
+	struct frec_event ev;
+	struct frec_reader *rd;
+	struct frec_gen *g;
+	struct frec_pin *pin;
+	__u64 lost_cpu[2] = { 0, 0 }, lost_gens = 0, room_ts = 0, n = 0, prev_ts = 0;
+	unsigned nospc[2] = { 0, 0 }, i;
+	char dir[64], path[128];
+	bool after_room = false;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	for (i = 0; i < SMALL_WINDOW; i++)
+		assert_int_equal(tiny_gen(rec, SEC + i * 2 * MS), 1);
+	pin = frec_recorder__pin(rec);
+	/* Fill the room, then fail on both CPUs; the kernel's drops that
+	 * come meanwhile find no room either. */
+	for (i = 0; i < 5000; i++) {
+		__u32 cpu = i % 3 == 0;
+		int rc = synth_switch(rec, 2 * SEC + i * 1000ull, cpu, 20 + i % 50, 1, "x", 1,
+				      20 + (i + 1) % 50, 1, "y");
+
+		if (rc)
+			nospc[cpu]++;
+	}
+	assert_true(nospc[0] > 100 && nospc[1] > 100);
+	assert_int_equal(frec_recorder__add_lost(rec, 1, 1000, 2 * SEC + 5000 * 1000ull),
+			 -ENOSPC);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.events_discarded, nospc[0] + nospc[1]);
+	assert_int_equal(st.lost, 1000);
+
+	/* Room again: the first event is stored, and then what was owed. */
+	frec_recorder__unpin(rec, pin);
+	room_ts = 3 * SEC;
+	assert_int_equal(synth_switch(rec, room_ts, 1, 0, 0, "swapper/1", 0, 10, 10, "a"), 0);
+	assert_int_equal(synth_write(rec, dir, "d.frec", 3 * SEC + MS), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.events_discarded, nospc[0] + nospc[1]);
+	assert_int_equal(st.lost, 1000);	/* the kernel's, not frecd's discards */
+
+	snprintf(path, sizeof(path), "%s/d.frec", dir);
+	assert_int_equal(frec_reader__open(path, &rd), 0);
+	while (frec_reader__next_gen(rd, &g) == 1) {
+		for (i = 0; i < frec_gen__info(g)->ncpus; i++)
+			lost_gens += frec_gen__info(g)->drops[i];
+		while (frec_gen__next_event(g, &ev) == 1) {
+			n++;
+			if (ev.type != FREC_EV_LOST) {
+				after_room = ev.ts == room_ts;
+				prev_ts = ev.ts;
+				continue;
+			}
+			/* Right after the event that found room, at its time. */
+			assert_true(after_room);
+			assert_int_equal(ev.ts, room_ts);
+			assert_int_equal(prev_ts, room_ts);
+			assert_true(ev.cpu < 2);
+			lost_cpu[ev.cpu] += ev.lost.count;
+		}
+	}
+	assert_int_equal(lost_cpu[0], nospc[0]);
+	assert_int_equal(lost_cpu[1], nospc[1] + 1000);
+	assert_int_equal(lost_gens, nospc[0] + nospc[1] + 1000);
+	assert_true(n > 0);
+	frec_reader__free(rd);
+
+	/* Paid once: the next generation owes nothing. */
+	assert_int_equal(synth_switch(rec, 4 * SEC, 1, 10, 10, "a", 1, 11, 11, "b"), 0);
+	assert_int_equal(synth_write(rec, dir, "e.frec", 4 * SEC + MS), 0);
+	snprintf(path, sizeof(path), "%s/e.frec", dir);
+	assert_int_equal(frec_reader__open(path, &rd), 0);
+	lost_gens = 0;
+	while (frec_reader__next_gen(rd, &g) == 1)
+		for (i = 0; i < frec_gen__info(g)->ncpus; i++)
+			lost_gens += frec_gen__info(g)->drops[i];
+	assert_int_equal(lost_gens, nospc[0] + nospc[1] + 1000);	/* the same generation */
+	frec_reader__free(rd);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_written_reused),
 		cmocka_unit_test(test_early_eviction),
 		cmocka_unit_test(test_discard_counted),
+		cmocka_unit_test(test_discards_in_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

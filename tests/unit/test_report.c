@@ -163,7 +163,7 @@ static void test_json(void **state)
 	expect(c.out, "{\"func\":\"/bin/srv:work\",\"usdt\":false,\"calls\":4,\"returns\":3,\"unfinished\":1,"
 		      "\"unmatched_returns\":0,\"hits\":0,\"latency\":{\"count\":3,\"p50_ns\":8000,\"p99_ns\":16000,"
 		      "\"max_ns\":16000,\"mean_ns\":8333,");
-	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]}");
+	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"unknown_cpu\":0,\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]}");
 	captured_free(&c);
 
 	/* and it is JSON */
@@ -205,7 +205,7 @@ static void test_time_range(void **state)
 	expect(c.out, "\"probes\":[{\"name\":\"uprobe:/bin/srv:work\",\"kind\":\"uprobe\",\"hits\":2},"
 		      "{\"name\":\"uretprobe:/bin/srv:work\",\"kind\":\"uretprobe\",\"hits\":0},"
 		      "{\"name\":\"usdt:/bin/srv:app:tick\",\"kind\":\"usdt\",\"hits\":0}]");
-	expect(c.out, "\"drops\":{\"total\":0,\"by_cpu\":[0,0],\"by_generation\":[]}");
+	expect(c.out, "\"drops\":{\"total\":0,\"by_cpu\":[0,0],\"unknown_cpu\":0,\"by_generation\":[]}");
 	captured_free(&c);
 
 	/* absolute, as dump prints it: the same window */
@@ -303,6 +303,34 @@ static void test_damaged_middle(void **state)
 	captured_free(&c);
 }
 
+/* A and B ran 10000 ns each, not 20000 (synth_unknown_cpu_snapshot). */
+static int setup_unknown_cpu(void **state)
+{
+	return tools_fixture_setup(state, "unknown.frec", synth_unknown_cpu_snapshot, NULL);
+}
+
+static void test_lost_unknown_cpu(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct frec_report_opts o = { .top = 10 };
+	struct captured c = run_report(f->path, &o);
+
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "     201      200 alpha                    0.010000          0          0\n"
+		      "     202      200 beta                     0.010000          0          0\n");
+	expect(c.out, "Drops: 7 records lost\n"
+		      "  cpu 0: 0\n"
+		      "  cpu 1: 0\n"
+		      "  cpu unknown: 7\n");
+	captured_free(&c);
+
+	o.json = true;
+	c = run_report(f->path, &o);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "\"drops\":{\"total\":7,\"by_cpu\":[0,0],\"unknown_cpu\":7,");
+	captured_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +340,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pid_tid, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_top, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_middle, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_lost_unknown_cpu, setup_unknown_cpu,
+						tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
