@@ -45,6 +45,13 @@ struct frecd_daemon {
 	__u64 drops_unlogged;		/* lost since the last drop message */
 	__u64 drops_logged_at;		/* CLOCK_BOOTTIME of that message */
 	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
+	/* Waits between drains, CLOCK_MONOTONIC: a ring overflows when one
+	 * is longer than the ring takes to fill, so the drop message and
+	 * frec status say how long the loop left the rings alone. */
+	__u64 last_drain_ns;
+	__u64 gap_max_ns;		/* since start */
+	__u64 gap_max_unlogged_ns;	/* since the last drop message */
+	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
 };
 
 static __u64 clock_ns(clockid_t clk)
@@ -97,11 +104,13 @@ static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
 		return;
 	if (!force && now - d->drops_logged_at < DROP_LOG_INTERVAL_NS)
 		return;
-	log_warn("lost %llu events since %s (ring buffer full); they are counted in the snapshot; raise --ring-size (now %s) if this repeats",
+	log_warn("lost %llu events since %s (ring buffer full; the longest wait between drains was %.1f ms); they are counted in the snapshot; raise --ring-size (now %s) if this repeats",
 		 (unsigned long long)d->drops_unlogged,
 		 d->drops_logged_at ? "the last message" : "start",
+		 d->gap_max_unlogged_ns / 1e6,
 		 frecd_format_size(d->opts->ring_bytes, ring, sizeof(ring)));
 	d->drops_unlogged = 0;
+	d->gap_max_unlogged_ns = 0;
 	d->drops_logged_at = now;
 }
 
@@ -111,6 +120,19 @@ static void stall_end(struct frecd_daemon *d)
 	log_info("draining the ring buffer again after a stall of %.0f ms (--debug-stall-ms)",
 		 (clock_ns(CLOCK_MONOTONIC) - d->stall_start) / 1e6);
 	d->stall_until = 0;
+}
+
+static void note_gap(struct frecd_daemon *d)
+{
+	__u64 now = clock_ns(CLOCK_MONOTONIC), gap = now - d->last_drain_ns;
+
+	if (gap > d->gap_max_ns)
+		d->gap_max_ns = gap;
+	if (gap > d->gap_max_unlogged_ns)
+		d->gap_max_unlogged_ns = gap;
+	if (gap > FRECD_SLOW_GAP_MS * 1000000ull)
+		d->slow_gaps++;
+	d->last_drain_ns = now;
 }
 
 /*
@@ -128,6 +150,7 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 			return cut;
 		stall_end(d);
 	}
+	note_gap(d);
 	frecd_rings__consume(d->rings, cut, on_record, d);
 	now = clock_ns(CLOCK_BOOTTIME);
 	lost = frecd_drops__poll(d->drops, d->rec, now);
@@ -326,6 +349,8 @@ static int setup(struct frecd_daemon *d)
 	size_t i;
 	int ret;
 
+	/* The first wait counts from here: the loop cannot drain earlier. */
+	d->last_drain_ns = clock_ns(CLOCK_MONOTONIC);
 	d->rings = frecd_rings__new(d->opts->ring_fds, d->opts->nrings, d->opts->ring_bytes_each);
 	if (!d->rings)
 		return -errno;
@@ -456,6 +481,9 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->snapshots = d->snapshots;
 	st->snapshot_failures = d->snapshot_failures;
 	st->snapshot_in_progress = frecd_writer__busy(d->writer);
+	st->drain_period_ms = FRECD_DRAIN_MS;
+	st->drain_gap_max_ns = d->gap_max_ns;
+	st->drain_slow_gaps = d->slow_gaps;
 }
 
 const __u64 *frecd_daemon__probe_hits(const struct frecd_daemon *d)

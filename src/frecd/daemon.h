@@ -25,6 +25,8 @@ struct frecd_status;
 
 /* How often the ring is drained when no threshold wakeup comes first. */
 #define FRECD_DRAIN_MS	50
+/* A wait between drains longer than this is counted as slow in frec status. */
+#define FRECD_SLOW_GAP_MS	100
 
 struct frecd_daemon_opts {
 	size_t sz;

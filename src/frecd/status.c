@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <frec/event.h>
+#include "frecd/daemon.h"
 #include "frecd/status.h"
 
 #define LABEL	"%-13s "
@@ -78,6 +79,9 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	fprintf(out, "%s\n", shown ? ")" : "");
 	fprintf(out, LABEL "%llu events left out by -p\n", "filtered",
 		(unsigned long long)st->filtered);
+	fprintf(out, LABEL "every %u ms; longest wait %.1f ms, %llu waits over %u ms\n", "drain",
+		st->drain_period_ms, st->drain_gap_max_ns / 1e6,
+		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
 	fprintf(out, LABEL "%.3f s, %llu bytes in %u generations (at least %.3g s, at most %llu bytes)\n",
 		"window", window_span_s(st), (unsigned long long)r->window_bytes,
 		r->window_generations, st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);
@@ -185,6 +189,9 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	for (cpu = 0; cpu < st->ncpus && st->lost_by_cpu; cpu++)
 		fprintf(out, "%s%llu", cpu ? "," : "", (unsigned long long)st->lost_by_cpu[cpu]);
 	fprintf(out, "],\"filtered\":%llu,", (unsigned long long)st->filtered);
+	fprintf(out, "\"drain\":{\"period_ms\":%u,\"max_wait_ns\":%llu,\"slow_waits\":%llu,\"slow_ms\":%u},",
+		st->drain_period_ms, (unsigned long long)st->drain_gap_max_ns,
+		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
 	fprintf(out, "\"window\":{\"span_s\":%.3f,\"bytes\":%llu,\"generations\":%u,\"min_age_s\":%.3f,\"max_bytes\":%llu},",
 		window_span_s(st), (unsigned long long)r->window_bytes, r->window_generations,
 		st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);

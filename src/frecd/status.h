@@ -40,6 +40,12 @@ struct frecd_status {
 	const __u64 *lost_by_cpu;	/* ncpus entries */
 	__u64 filtered;			/* events the -p filter left out */
 
+	/* The event loop's drains: how often, and the longest wait between
+	 * two since start (a ring overflows when it fills within one). */
+	__u32 drain_period_ms;
+	__u64 drain_gap_max_ns;
+	__u64 drain_slow_gaps;		/* waits over FRECD_SLOW_GAP_MS (100 ms) */
+
 	__u64 snapshots, snapshot_failures;
 	bool snapshot_in_progress;
 	const char *output_dir;

@@ -25,9 +25,11 @@ start_frecd -o "$WORK/snaps" -p "$tgt_pid" --probe "$fp" --probe-args 3 \
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "SIGUSR2: not draining the ring buffer" "the stall"
 run_target tgt		# all N calls, then it exits
+sleep 0.2		# a stall longer than FRECD_SLOW_GAP_MS (100 ms), for frec status
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "draining the ring buffer again" "the end of the stall"
 snap=$(snapshot "$WORK/snaps")
+"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
 stop_frecd
 dump_json "$snap" dump.json
 "$FREC" info "$snap" > info.out || fail "frec info failed"
@@ -50,6 +52,18 @@ assert_range "hits consumed (at most a ring's worth)" 1 $((ring / ncpus / rec)) 
 assert_eq "consumed + lost" "$n" "$((consumed + lost))"
 assert_eq "drops in frec info" "$lost" "$in_info"
 assert_eq "lost in frecd's snapshot line" "$lost" "$in_log"
+# The stall is the loop's longest wait between drains, and frecd says so:
+# in frec status and in the drop warning (whole ms; the stall is logged
+# rounded, hence the 1 ms).
+stall_ms=$(sed -n 's/.*after a stall of \([0-9]*\) ms.*/\1/p' "$WORK/frecd.log")
+wait_ms=$(sed -n 's/.*"max_wait_ns":\([0-9]*\),.*/\1/p' status.json | awk '{ printf "%d", $1 / 1e6 }')
+slow=$(sed -n 's/.*"slow_waits":\([0-9]*\),.*/\1/p' status.json)
+warn_ms=$(sed -n 's/.*the longest wait between drains was \([0-9]*\)\.[0-9] ms.*/\1/p' "$WORK/frecd.log" | head -n 1)
+note "stall $stall_ms ms; longest wait between drains: $wait_ms ms in frec status, $warn_ms ms in the drop warning; $slow slow waits"
+[ -n "$stall_ms" ] && [ -n "$wait_ms" ] && [ -n "$warn_ms" ] || fail "stall, status or warning figure missing"
+assert_range "longest wait in frec status (ms)" $((stall_ms - 1)) $((stall_ms + 5000)) "$wait_ms"
+assert_range "longest wait in the drop warning (ms)" $((stall_ms - 1)) "$wait_ms" "$warn_ms"
+assert_range "slow waits" 1 1000 "$slow"
 # Arguments of the consumed ones: (7, 3, i), each i at most once, in order
 # of i: the ring keeps the first hits and loses the later ones.
 jargs dump.json type=uprobe > args

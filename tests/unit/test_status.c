@@ -57,6 +57,9 @@ static void fill(struct frecd_status *st)
 	st->ncpus = 4;
 	st->lost_by_cpu = lost_by_cpu;
 	st->filtered = 5;
+	st->drain_period_ms = 50;
+	st->drain_gap_max_ns = 243456789;
+	st->drain_slow_gaps = 3;
 	st->snapshots = 3;
 	st->snapshot_failures = 1;
 	st->snapshot_in_progress = true;
@@ -97,6 +100,7 @@ static void test_text(void **state)
 		"  uretprobe          39, 0/s\n"
 		"lost          9, 0/s (cpu1 7, cpu3 2)\n"
 		"filtered      5 events left out by -p\n"
+		"drain         every 50 ms; longest wait 243.5 ms, 3 waits over 100 ms\n"
 		"window        9.876 s, 654321 bytes in 10 generations (at least 10 s, at most 67108864 bytes)\n"
 		"open          12 events, 70 bytes (the generation being recorded)\n"
 		"pool          12 of 1024 chunks in use, 67108864 bytes, 1 misses\n"
@@ -129,6 +133,7 @@ static void test_text(void **state)
 		"events        0\n"
 		"lost          0\n"
 		"filtered      0 events left out by -p\n"
+		"drain         every 0 ms; longest wait 0.0 ms, 0 waits over 100 ms\n"
 		"window        0.000 s, 0 bytes in 0 generations (at least 2.5 s, at most 65536 bytes)\n"
 		"open          0 events, 0 bytes (the generation being recorded)\n"
 		"pool          0 of 0 chunks in use, 0 bytes, 0 misses\n"
@@ -156,6 +161,7 @@ static void test_json(void **state)
 		"\"sched_waking\":{\"count\":23377,\"per_s\":1234.4},"
 		"\"uprobe\":{\"count\":40,\"per_s\":0.0},\"uretprobe\":{\"count\":39,\"per_s\":0.0}},"
 		"\"lost\":9,\"lost_per_s\":0.0,\"lost_by_cpu\":[0,7,0,2],\"filtered\":5,"
+		"\"drain\":{\"period_ms\":50,\"max_wait_ns\":243456789,\"slow_waits\":3,\"slow_ms\":100},"
 		"\"window\":{\"span_s\":9.876,\"bytes\":654321,\"generations\":10,\"min_age_s\":10.000,\"max_bytes\":67108864},"
 		"\"open\":{\"events\":12,\"bytes\":70},"
 		"\"pool\":{\"chunks_total\":1024,\"chunks_in_use\":12,\"bytes\":67108864,\"misses\":1},"
@@ -178,6 +184,7 @@ static void test_json(void **state)
 		"{\"pid\":0,\"uptime_s\":0.000,\"programs\":\"tp_btf\",\"pid_filter\":0,"
 		"\"rate_interval_s\":0.000,\"events\":0,\"events_per_s\":null,\"events_by_type\":{},"
 		"\"lost\":0,\"lost_per_s\":null,\"lost_by_cpu\":[],\"filtered\":0,"
+		"\"drain\":{\"period_ms\":0,\"max_wait_ns\":0,\"slow_waits\":0,\"slow_ms\":100},"
 		"\"window\":{\"span_s\":0.000,\"bytes\":0,\"generations\":0,\"min_age_s\":0.000,\"max_bytes\":0},"
 		"\"open\":{\"events\":0,\"bytes\":0},"
 		"\"pool\":{\"chunks_total\":0,\"chunks_in_use\":0,\"bytes\":0,\"misses\":0},"
