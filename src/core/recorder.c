@@ -494,10 +494,20 @@ int frec_recorder__set_probes(struct frec_recorder *r, const struct frec_probe_i
 	return 0;
 }
 
+/* Owed lost events, at a tick or a seal: paid when there is room for
+ * them without evicting anything, so that they reach a snapshot even when
+ * no event comes after them. */
+static void pay_lost_idle(struct frec_recorder *r, uint64_t now)
+{
+	if (unlikely(r->g.unstored_total) && (r->g.pos <= r->g.lim || r->pool.nfree))
+		pay_lost(r, now);
+}
+
 int frec_recorder__tick(struct frec_recorder *r, __u64 now)
 {
 	struct open_gen *g = &r->g;
 
+	pay_lost_idle(r, now);
 	if (!g->open_ts) {
 		g->open_ts = now;
 	} else if (now >= g->open_ts && now - g->open_ts >= r->period_ns) {
@@ -509,6 +519,7 @@ int frec_recorder__tick(struct frec_recorder *r, __u64 now)
 
 int frec_recorder__seal(struct frec_recorder *r, __u64 now)
 {
+	pay_lost_idle(r, now);
 	return rec_seal(r, now);
 }
 

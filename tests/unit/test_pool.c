@@ -523,6 +523,53 @@ static void test_discards_in_snapshot(void **state)
 	synth_rmdir(dir);
 }
 
+/* With no event after them, what was discarded is written at the next seal
+ * that finds room, at its time. */
+static void test_discards_paid_at_seal(void **state)
+{
+	struct frec_recorder *rec = small_rec();
+	struct frec_recorder_stats st;
+	struct frec_event ev;
+	struct frec_reader *rd;
+	struct frec_gen *g;
+	struct frec_pin *pin;
+	__u64 lost = 0, nospc = 0, misses, i;
+	char dir[64], path[128];
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	for (i = 0; i < SMALL_WINDOW; i++)
+		assert_int_equal(tiny_gen(rec, SEC + i * 2 * MS), 1);
+	pin = frec_recorder__pin(rec);
+	for (i = 0; i < 5000; i++)
+		nospc += synth_switch(rec, 2 * SEC + i * 1000, 0, 20 + i % 50, 1, "x", 1,
+				      20 + (i + 1) % 50, 1, "y") != 0;
+	assert_true(nospc > 100);
+	/* Still pinned: nothing to pay with, and asking costs no pool miss. */
+	frec_recorder__stats(rec, &st);
+	misses = st.pool_misses;
+	frec_recorder__tick(rec, 3 * SEC);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.pool_misses, misses);
+	frec_recorder__unpin(rec, pin);
+	assert_int_equal(synth_write(rec, dir, "s.frec", 4 * SEC), 0);
+
+	snprintf(path, sizeof(path), "%s/s.frec", dir);
+	assert_int_equal(frec_reader__open(path, &rd), 0);
+	while (frec_reader__next_gen(rd, &g) == 1) {
+		while (frec_gen__next_event(g, &ev) == 1) {
+			if (ev.type != FREC_EV_LOST)
+				continue;
+			assert_int_equal(ev.ts, 4 * SEC);
+			assert_int_equal(ev.cpu, 0);
+			lost += ev.lost.count;
+		}
+	}
+	assert_int_equal(lost, nospc);
+	frec_reader__free(rd);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_early_eviction),
 		cmocka_unit_test(test_discard_counted),
 		cmocka_unit_test(test_discards_in_snapshot),
+		cmocka_unit_test(test_discards_paid_at_seal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,102 @@
+#!/bin/sh
+# Events that find no room in frecd's memory are not lost silently: they
+# are written into the stream as lost events, so that the next snapshot
+# accounts for every one: events consumed + events counted as lost ==
+# events produced, exactly.
+#
+# With --max-size 64K, frecd keeps about 56K of sealed generations and
+# leaves the open generation room for a few hundred probe records. A first
+# probe_target (filler) fills the window; --debug-writer-delay-ms then holds
+# a snapshot in the writer with that full window pinned, and a second
+# probe_target calls frec_target_fp exactly N times meanwhile: the room
+# fills and the rest is discarded. Once that snapshot is written, a second
+# one must hold the calls that were stored and, as lost events, the ones
+# that were not: together N. --debug-probes-only keeps the scheduler
+# programs out, so every record is a call.
+. "$FREC_TEST_LIB"
+. "$(dirname "$FREC_TEST_LIB")/probe_lib.sh"
+
+n=3000
+delay=2000
+holding="snapshot writer: waiting $delay ms before writing"
+fp="uprobe:$TARGET:frec_target_fp"
+
+# status_field KEY: the first "KEY":number of frec status --json (kept in
+# status.json)
+status_field() {
+	"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
+	grep -o "\"$1\":[0-9][0-9]*" status.json | head -n 1 | cut -d: -f2
+}
+# in_progress: true or false, from a new frec status
+in_progress() {
+	status_field events > /dev/null
+	sed -n 's/.*"in_progress":\([a-z]*\).*/\1/p' status.json
+}
+wait_idle() {
+	i=0
+	until [ "$(in_progress)" = false ]; do
+		[ $i -lt 600 ] || { cat "$WORK/frecd.log" >&2; fail "frecd still writing after 60 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+# taken: "events" + "events_discarded" + ring "lost", all the calls frecd saw
+taken() {
+	echo $(($(status_field events) + $(status_field events_discarded) + $(status_field lost)))
+}
+# wait_taken N: until frecd has taken N calls
+wait_taken() {
+	i=0
+	until [ "$(taken)" -ge "$1" ]; do
+		[ $i -lt 100 ] || { cat "$WORK/frecd.log" >&2; fail "frecd did not take $1 calls in 10 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+nfill=6000	# about 90K of records: more than the window holds
+start_target fill -c 0 -t 1 "$nfill" 0 1 1
+start_target tgt -c 0 -t 1 "$n" 0 7 3
+mkdir -m 700 snaps
+start_frecd -o "$WORK/snaps" -p "$fill_pid" -p "$tgt_pid" --probe "$fp" --probe-args 3 \
+	--max-size 64K --window 3600 --period 100 --debug-probes-only \
+	--debug-writer-delay-ms $delay
+run_target fill
+wait_taken $nfill
+assert_eq "events discarded before the snapshot" 0 "$(status_field events_discarded)"
+kill -USR1 "$FRECD_PID"
+wait_for "$WORK/frecd.log" "$holding" "the writer holding the first snapshot"
+run_target tgt
+wait_taken $((nfill + n))
+# Not a timed assertion: if this fails, the calls came after the first
+# write, and the test needs a longer --debug-writer-delay-ms.
+assert_eq "the first snapshot in progress during the calls" true "$(in_progress)"
+discarded=$(status_field events_discarded)
+[ "$discarded" -gt 0 ] || fail "no event was discarded with the window pinned and --max-size 64K"
+wait_idle
+kill -USR1 "$FRECD_PID"
+wait_count "$WORK/frecd.log" "$holding" 2 "the writer holding the second snapshot"
+wait_idle
+discarded=$(status_field events_discarded)
+ring_lost=$(status_field lost)
+stop_frecd
+
+first=$(ls snaps/*.frec | sort | head -n 1)
+second=$(ls snaps/*.frec | sort | tail -n 1)
+[ "$first" != "$second" ] || fail "one snapshot, not two"
+dump_json "$first" first.json
+dump_json "$second" dump.json
+consumed=$(jcount dump.json type=uprobe pid="$tgt_pid")
+lost=$(jvals dump.json count type=lost | awk '{ n += $1 } END { print n + 0 }')
+note "$n calls: $consumed stored + $lost lost = $((consumed + lost)); frecd discarded $discarded, the ring lost $ring_lost"
+
+assert_eq "calls in the first snapshot (pinned before them)" 0 \
+	"$(jcount first.json type=uprobe pid="$tgt_pid")"
+[ "$(jcount first.json type=uprobe pid="$fill_pid")" -gt 0 ] || fail "the first snapshot holds no filler calls"
+assert_eq "lost in the second snapshot: discarded + ring drops" $((discarded + ring_lost)) "$lost"
+assert_eq "stored + lost" "$n" $((consumed + lost))
+# The stored ones are the first calls, in order: discarding starts when the
+# room is full and does not stop until the snapshot lets go.
+jargs dump.json type=uprobe pid="$tgt_pid" > args
+assert_eq "distinct calls stored" "$consumed" "$(sort -u args | wc -l)"
+assert_eq "the first calls are the ones stored" "7,3,$consumed" "$(tail -n 1 args)"
+exit 0
