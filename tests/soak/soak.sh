@@ -21,7 +21,9 @@
 # in KiB, frecd's own snapshot time in ms, events, records lost in the
 # snapshot's window as frecd logs it, bytes, frec info's exit status and the
 # drops it prints), frecd.log, and a summary
-# on stdout. Exit status 0 when frecd ran and stopped cleanly, logged no error
+# on stdout, with the longest wait between two drains of the rings (frec
+# status; each drop warning in the log names the longest wait before it).
+# Exit status 0 when frecd ran and stopped cleanly, logged no error
 # or warning, every snapshot was written and read back, and its RSS stayed
 # under the design's bound (window bytes + ring bytes + 16 MiB); else 1.
 set -u
@@ -82,7 +84,8 @@ trap 'exit 1' INT TERM
 
 # --- frecd -------------------------------------------------------------------
 : > "$log"	# before the loop below reads it, not when the background job gets to it
-"$FRECD" -o "$snaps" "$@" > "$log" 2>&1 &
+sock=$work/frecd.sock
+"$FRECD" -o "$snaps" --socket "$sock" "$@" > "$log" 2>&1 &
 FRECD_PID=$!
 i=0
 while ! grep -q ' ready' "$log"; do
@@ -167,6 +170,9 @@ while :; do
 done
 
 cpu=$(cpu_ticks "$FRECD_PID")
+# how long the loop went without draining: a drop means a ring filled
+# within one such wait
+"$FREC" status --socket "$sock" > "$work/status.txt" 2>&1
 stop_load
 kill -TERM "$FRECD_PID" 2>/dev/null
 wait "$FRECD_PID"
@@ -182,6 +188,7 @@ echo "soak summary ($elapsed s, load: $load_desc)"
 echo "  frecd: exit $frecd_rc, CPU $(awk -v t="$cpu" -v h="$clk_tck" 'BEGIN { printf "%.1f", t / h }') s," \
 	"recorded/lost: ${recorded:-unknown}, errors+warnings logged: $errors"
 echo "  snapshots: $nsnap written, $nfail failed, $ninfo_fail unreadable by frec info"
+echo "  drain (frec status at the end): $(awk '$1 == "drain" { $1 = ""; sub(/^ +/, ""); print }' "$work/status.txt")"
 awk -F'\t' -v bound="${bound_kb:-0}" '
 NR == 1 { next }
 {
