@@ -34,16 +34,22 @@ static const char census_py[] =
 	"for k in sorted(c):\n"
 	"    print('%s=%d' % (k, c[k]))\n";
 
-static int setup(void **state)
+/* The fixture: snapshot name made by make, and census.py beside it. */
+static int setup_census(void **state, const char *name, int (*make)(const char *, const char *))
 {
 	struct tools_fixture *f;
 	char py[128];
 
-	tools_fixture_setup(state, "known.frec", synth_known_snapshot, "out.json");
+	tools_fixture_setup(state, name, make, "out.json");
 	f = *state;
 	snprintf(py, sizeof(py), "%s/census.py", f->dir);
 	write_file(py, census_py, strlen(census_py));
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_census(state, "known.frec", synth_known_snapshot);
 }
 
 /* Python's counts for the export in f->out; NULL (test skipped) without python3. */
@@ -240,14 +246,7 @@ static void test_lost_unknown_cpu(void **state)
 
 static int setup_unknown_cpu(void **state)
 {
-	struct tools_fixture *f;
-	char py[128];
-
-	tools_fixture_setup(state, "unknown.frec", synth_unknown_cpu_snapshot, "out.json");
-	f = *state;
-	snprintf(py, sizeof(py), "%s/census.py", f->dir);
-	write_file(py, census_py, strlen(census_py));
-	return 0;
+	return setup_census(state, "unknown.frec", synth_unknown_cpu_snapshot);
 }
 
 int main(void)
