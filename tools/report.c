@@ -123,8 +123,8 @@ void frec_report__usage(FILE *f)
 		"  - hits per probe; calls per probed function with entry -> return latency\n"
 		"    on the same thread (uprobe paired with the uretprobe of the same\n"
 		"    function): log2 histogram, p50, p99, max;\n"
-		"  - records lost, per CPU and per generation (\"cpu unknown\" when frecd\n"
-		"    lost a whole generation).\n"
+		"  - records lost, per CPU and per generation (\"cpu unknown\" for records\n"
+		"    that named no CPU in range).\n"
 		"Times are in ms (on-CPU) and us (latencies) with ns precision; percentiles\n"
 		"are the nearest-rank sample, rounded down by at most 0.8%%. Where records\n"
 		"were lost (or a generation is damaged) nothing is guessed: a CPU's time\n"
@@ -471,8 +471,7 @@ static void on_lost(struct report *r, const struct frec_event *ev)
 	/* What happened on the CPU while records were lost is unknown: its
 	 * task counts until now and no longer; wakeups and who runs where may
 	 * be stale (a bogus wait is worse than a missing one). Records lost
-	 * on no known CPU (frecd discarded a whole generation) make every
-	 * CPU unknown. */
+	 * on no known CPU (FREC_CPU_UNKNOWN) make every CPU unknown. */
 	if (ev->cpu == FREC_CPU_UNKNOWN) {
 		for (__u32 i = 0; i < r->ncpus; i++)
 			cpu_lost(r, &r->cpus[i], ev->ts);

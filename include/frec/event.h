@@ -12,8 +12,9 @@
 #include <linux/types.h>
 #include "record.h"
 
-/* The cpu of a lost event whose records' CPUs are not known: frecd
- * discarded a whole generation it could not store. */
+/* The cpu of a lost event whose records' CPUs are not known: records
+ * that named a CPU beyond the recorder's. Readers take it as data lost on
+ * every CPU. */
 #define FREC_CPU_UNKNOWN	0xffffffffu
 
 /*

@@ -20,12 +20,13 @@ int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
 	g->cur = malloc(sizeof(*g->cur) * r->ncpus);
 	g->drops = calloc(r->ncpus, sizeof(*g->drops));
 	g->unstored = calloc(r->ncpus + 1, sizeof(*g->unstored));
+	g->by_cpu = calloc(r->ncpus + 1, sizeof(*g->by_cpu));
 	g->str_arena = malloc(GEN_STR_ARENA);
 	g->str_off = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_hash = calloc(GEN_STR_SLOTS, sizeof(uint32_t));
-	if (!g->threads || !g->cur || !g->drops || !g->unstored || !g->str_arena || !g->str_off ||
+	if (!g->threads || !g->cur || !g->drops || !g->unstored || !g->by_cpu || !g->str_arena || !g->str_off ||
 	    !g->str_len || !g->str_slot || !g->str_hash)
 		return -ENOMEM;
 	g->head = g->tail = CHUNK_NONE;
@@ -41,6 +42,7 @@ void gen_free_tables(struct frec_recorder *r)
 	free(g->cur);
 	free(g->drops);
 	free(g->unstored);
+	free(g->by_cpu);
 	free(g->str_arena);
 	free(g->str_off);
 	free(g->str_len);
@@ -78,6 +80,7 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	for (uint32_t i = 0; i < r->ncpus; i++)
 		g->cur[i] = NO_THREAD;
 	memset(g->drops, 0, sizeof(*g->drops) * r->ncpus);
+	memset(g->by_cpu, 0, sizeof(*g->by_cpu) * (r->ncpus + 1));
 	/* Clear only the hash slots this generation used. */
 	for (uint32_t i = 0; i < g->nstr; i++)
 		g->str_hash[g->str_slot[i]] = 0;

@@ -101,7 +101,7 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 	n += STAGE_BYTES;
 	n += (uint64_t)g->thread_cap * sizeof(*g->threads);
 	n += (uint64_t)r->ncpus * (sizeof(*g->cur) + sizeof(*g->drops));
-	n += ((uint64_t)r->ncpus + 1) * sizeof(*g->unstored);
+	n += ((uint64_t)r->ncpus + 1) * (sizeof(*g->unstored) + sizeof(*g->by_cpu));
 	n += GEN_STR_ARENA + 3ull * GEN_STR_MAX * sizeof(uint32_t) + GEN_STR_SLOTS * sizeof(uint32_t);
 	return n;
 }
@@ -280,6 +280,8 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const st
 
 	g->nevents++;
 	g->by_type[type]++;
+	/* What a failed seal would owe, per CPU (lost events are in drops). */
+	g->by_cpu[ev->cpu < r->ncpus ? ev->cpu : r->ncpus] += type != FREC_EV_LOST;
 	if (ev->ts < g->min_ts)
 		g->min_ts = ev->ts;
 	if (ev->ts > g->max_ts)

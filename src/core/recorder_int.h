@@ -68,6 +68,8 @@ struct open_gen {
 	uint32_t nthreads, thread_cap;
 	uint32_t *cur;		/* per CPU: thread index of the running thread, NO_THREAD */
 	uint64_t *drops;	/* per CPU: records lost */
+	uint64_t *by_cpu;	/* per CPU and one slot for a CPU out of range:
+				 * events other than lost ones */
 	/* Per CPU, and one slot for a CPU out of range: events discarded for
 	 * want of memory, not yet written into a generation as lost. They
 	 * outlive the generation; the first event that finds room again

@@ -311,14 +311,13 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 		if (s.head != CHUNK_NONE)
 			pool_put_chain(&r->pool, s.head);
 		/* The events are gone, and so are the lost events among
-		 * them: owe both to the next generation. */
+		 * them: owe both, per CPU, to the next generation. */
 		r->st.events_discarded += g->nevents - g->by_type[FREC_EV_LOST];
-		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->nevents - g->by_type[FREC_EV_LOST]);
 		for (uint32_t c = 0; c < r->ncpus; c++) {
-			rec_owe_lost(r, c, g->drops[c]);
+			rec_owe_lost(r, c, g->by_cpu[c] + g->drops[c]);
 			lost_known += g->drops[c];
 		}
-		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->lost - lost_known);
+		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->by_cpu[r->ncpus] + g->lost - lost_known);
 		gen_reset(r, now);
 		window_evict(r, now);
 		return err ? err : -ENOSPC;

@@ -87,6 +87,9 @@ dump_json "$first" first.json
 dump_json "$second" dump.json
 consumed=$(jcount dump.json type=uprobe pid="$tgt_pid")
 lost=$(jvals dump.json count type=lost | awk '{ n += $1 } END { print n + 0 }')
+lost_cpus=$(jvals dump.json cpu type=lost | sort -u | tr '\n' ' ')
+"$FREC" info "$second" > info.out || fail "frec info failed"
+in_info=$(awk '$1 == "drops:" { print $2 }' info.out)
 note "$n calls: $consumed stored + $lost lost = $((consumed + lost)); frecd discarded $discarded, the ring lost $ring_lost"
 
 assert_eq "calls in the first snapshot (pinned before them)" 0 \
@@ -94,6 +97,10 @@ assert_eq "calls in the first snapshot (pinned before them)" 0 \
 [ "$(jcount first.json type=uprobe pid="$fill_pid")" -gt 0 ] || fail "the first snapshot holds no filler calls"
 assert_eq "lost in the second snapshot: discarded + ring drops" $((discarded + ring_lost)) "$lost"
 assert_eq "stored + lost" "$n" $((consumed + lost))
+# All the calls ran on CPU 0, and that is where they are lost, also those of
+# a generation that could not be sealed; frec info counts them all.
+assert_eq "CPUs of the lost events" "0 " "$lost_cpus"
+assert_eq "drops in frec info" "$lost" "$in_info"
 # The stored ones are the first calls, in order: discarding starts when the
 # room is full and does not stop until the snapshot lets go.
 jargs dump.json type=uprobe pid="$tgt_pid" > args

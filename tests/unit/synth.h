@@ -300,8 +300,8 @@ static inline int synth_known_snapshot(const char *dir, const char *name)
 }
 
 /*
- * Records lost on no known CPU (frecd discarded a generation it could not
- * store) end what is known of every CPU:
+ * Records lost on no known CPU (FREC_CPU_UNKNOWN: they named a CPU out of
+ * range) end what is known of every CPU:
  *   t+0      cpu0 idle -> alpha (201), cpu1 idle -> beta (202)
  *   t+10000  7 records lost, CPU unknown
  *   t+20000  sealed

@@ -583,6 +583,63 @@ static void test_discards_paid_at_seal(void **state)
 	synth_rmdir(dir);
 }
 
+/* A generation whose tables find no chunk cannot be sealed: its events are
+ * owed too, on the CPUs they were recorded on. */
+static void test_failed_seal_owed(void **state)
+{
+	struct frec_recorder *rec = small_rec();
+	struct frec_recorder_stats st;
+	struct frec_event ev;
+	struct frec_reader *rd;
+	struct frec_gen *g;
+	struct frec_pin *pin;
+	__u64 nospc[2] = { 0, 0 }, open[2] = { 0, 0 }, lost[2] = { 0, 0 }, sealed, i;
+	char dir[64], path[128], comm[16];
+	int rc;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	pin = pin_full_window(rec);
+	/* Switches among 40 threads with long names, so that a generation's
+	 * tables need a chunk of their own, until the first event that finds
+	 * no room. */
+	for (i = 0; i < 3000 && !nospc[0] && !nospc[1]; i++) {
+		__u32 cpu = i % 3 == 0, a = 1000 + i % 40, b = 1000 + (i + 1) % 40;
+
+		frec_recorder__stats(rec, &st);
+		sealed = st.generations_sealed;
+		snprintf(comm, sizeof(comm), "thread-%u-long", a);
+		rc = synth_switch(rec, 2 * SEC + i * 1000, cpu, a, a, comm, 1, b, b, comm);
+		frec_recorder__stats(rec, &st);
+		if (st.generations_sealed != sealed)
+			open[0] = open[1] = 0;	/* it went into a new generation */
+		if (rc)
+			nospc[cpu]++;
+		else
+			open[cpu]++;
+	}
+	assert_true(open[0] + open[1] > 0 && nospc[0] + nospc[1] > 0);
+	/* The seal that fails: all of the open generation is discarded. */
+	assert_int_equal(frec_recorder__seal(rec, 3 * SEC), -ENOSPC);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.events_discarded, nospc[0] + nospc[1] + open[0] + open[1]);
+	frec_recorder__unpin(rec, pin);
+	assert_int_equal(synth_write(rec, dir, "f.frec", 4 * SEC), 0);
+
+	snprintf(path, sizeof(path), "%s/f.frec", dir);
+	assert_int_equal(frec_reader__open(path, &rd), 0);
+	while (frec_reader__next_gen(rd, &g) == 1)
+		while (frec_gen__next_event(g, &ev) == 1)
+			if (ev.type == FREC_EV_LOST) {
+				assert_true(ev.cpu < 2);
+				lost[ev.cpu] += ev.lost.count;
+			}
+	frec_reader__free(rd);
+	assert_int_equal(lost[0], nospc[0] + open[0]);
+	assert_int_equal(lost[1], nospc[1] + open[1]);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_discard_counted),
 		cmocka_unit_test(test_discards_in_snapshot),
 		cmocka_unit_test(test_discards_paid_at_seal),
+		cmocka_unit_test(test_failed_seal_owed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
