@@ -17,7 +17,7 @@
 . "$(dirname "$FREC_TEST_LIB")/probe_lib.sh"
 
 n=3000
-delay=2000
+delay=4000	# ms: the calls and their drain fit with a wide margin, also under TCG
 holding="snapshot writer: waiting $delay ms before writing"
 fp="uprobe:$TARGET:frec_target_fp"
 
