@@ -44,6 +44,8 @@ struct frecd_daemon {
 	__u64 malformed;		/* records the recorder refused */
 	__u64 drops_unlogged;		/* lost since the last drop message */
 	__u64 drops_logged_at;		/* CLOCK_BOOTTIME of that message */
+	__u64 discards_logged;		/* the recorder's events_discarded, as last logged */
+	__u64 discards_logged_at;	/* CLOCK_BOOTTIME of that message */
 	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
 	/* Waits between drains, CLOCK_MONOTONIC: a ring overflows when one
 	 * is longer than the ring takes to fill, so the drop message and
@@ -114,6 +116,26 @@ static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
 	d->drops_logged_at = now;
 }
 
+/* Events the recorder had no memory for (the window pinned by a snapshot
+ * and the room full): as rare and as rate-limited as drops. */
+static void log_discards(struct frecd_daemon *d, __u64 now, bool force)
+{
+	struct frec_recorder_stats st;
+	char size[32];
+
+	frec_recorder__stats(d->rec, &st);
+	if (st.events_discarded == d->discards_logged)
+		return;
+	if (!force && now - d->discards_logged_at < DROP_LOG_INTERVAL_NS)
+		return;
+	log_warn("%llu events found no room in memory since %s (a snapshot held the window); they are counted in the snapshot as lost; raise --max-size (now %s) if this repeats",
+		 (unsigned long long)(st.events_discarded - d->discards_logged),
+		 d->discards_logged_at ? "the last message" : "start",
+		 frecd_format_size(d->opts->config.max_bytes, size, sizeof(size)));
+	d->discards_logged = st.events_discarded;
+	d->discards_logged_at = now;
+}
+
 /* --debug-stall-ms: the end of a stall, by time or by a second SIGUSR2. */
 static void stall_end(struct frecd_daemon *d)
 {
@@ -157,6 +179,7 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	if (lost > 0)
 		d->drops_unlogged += lost;
 	log_drops(d, now, false);
+	log_discards(d, now, false);
 	return cut;
 }
 
@@ -459,6 +482,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		d.stall_until = 0;	/* the last drain always happens, and takes all */
 		drain_until(&d, FRECD_RING_NO_CUT);
 		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
+		log_discards(&d, clock_ns(CLOCK_BOOTTIME), true);
 		log_summary(&d);
 	}
 out:

@@ -101,6 +101,11 @@ assert_eq "stored + lost" "$n" $((consumed + lost))
 # a generation that could not be sealed; frec info counts them all.
 assert_eq "CPUs of the lost events" "0 " "$lost_cpus"
 assert_eq "drops in frec info" "$lost" "$in_info"
+# frecd warned, with the count and the option to raise (one message, or
+# more 5 s apart: their counts add up).
+warned=$(sed -n 's/.*frecd warn: \([0-9]*\) events found no room in memory.*raise --max-size (now 64K).*/\1/p' \
+	"$WORK/frecd.log" | awk '{ n += $1 } END { print n + 0 }')
+assert_eq "events in frecd's no-room warnings" "$discarded" "$warned"
 # The stored ones are the first calls, in order: discarding starts when the
 # room is full and does not stop until the snapshot lets go.
 jargs dump.json type=uprobe pid="$tgt_pid" > args
