@@ -282,7 +282,8 @@ static void seed_strings(void)
 }
 
 /* CPUs past the 4-bit CPU field of the event tag, drops on many CPUs, a
- * migration across them, lost records with and without a thread. */
+ * migration across them, lost records with and without a thread and on no
+ * known CPU. */
 static void seed_cpus(void)
 {
 	struct frec_recorder *rec = recorder(40, 0);
@@ -301,6 +302,8 @@ static void seed_cpus(void)
 	t += 1000000;
 	synth_switch(rec, t, 39, 0, 0, "swapper", 0, 1100, 1100, "spread");
 	frec_recorder__add_lost(rec, 20, 1000000, t + 10);
+	frec_recorder__push_event(rec, &(struct frec_event){ .ts = t + 20, .type = FREC_EV_LOST,
+			.cpu = FREC_CPU_UNKNOWN, .lost.count = 3 });
 	write_seed(rec, "cpus.frec", t + 1000);
 	frec_recorder__free(rec);
 }
