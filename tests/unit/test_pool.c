@@ -461,6 +461,31 @@ static __u64 snapshot_drops(const char *dir, const char *name)
 	return n;
 }
 
+/* The lost events' counts in dir/name by CPU (0 or 1), each at ts unless
+ * ts is 0. */
+static void snapshot_lost(const char *dir, const char *name, __u64 ts, __u64 lost[2])
+{
+	struct frec_reader *rd;
+	struct frec_event ev;
+	struct frec_gen *g;
+	char path[128];
+
+	lost[0] = lost[1] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(frec_reader__open(path, &rd), 0);
+	while (frec_reader__next_gen(rd, &g) == 1) {
+		while (frec_gen__next_event(g, &ev) == 1) {
+			if (ev.type != FREC_EV_LOST)
+				continue;
+			assert_true(ev.cpu < 2);
+			if (ts)
+				assert_int_equal(ev.ts, ts);
+			lost[ev.cpu] += ev.lost.count;
+		}
+	}
+	frec_reader__free(rd);
+}
+
 /* Lost events in a snapshot for every discarded event and every kernel
  * drop that found no room: per CPU, at the time of the first event that
  * found room again, right after it. */
@@ -544,12 +569,9 @@ static void test_discards_paid_at_seal(void **state)
 {
 	struct frec_recorder *rec = small_rec();
 	struct frec_recorder_stats st;
-	struct frec_event ev;
-	struct frec_reader *rd;
-	struct frec_gen *g;
 	struct frec_pin *pin;
-	__u64 lost = 0, nospc = 0, misses, i;
-	char dir[64], path[128];
+	__u64 lost[2], nospc = 0, misses, i;
+	char dir[64];
 
 	assert_int_equal(synth_tmpdir(dir), 0);
 	pin = pin_full_window(rec);
@@ -566,19 +588,9 @@ static void test_discards_paid_at_seal(void **state)
 	frec_recorder__unpin(rec, pin);
 	assert_int_equal(synth_write(rec, dir, "s.frec", 4 * SEC), 0);
 
-	snprintf(path, sizeof(path), "%s/s.frec", dir);
-	assert_int_equal(frec_reader__open(path, &rd), 0);
-	while (frec_reader__next_gen(rd, &g) == 1) {
-		while (frec_gen__next_event(g, &ev) == 1) {
-			if (ev.type != FREC_EV_LOST)
-				continue;
-			assert_int_equal(ev.ts, 4 * SEC);
-			assert_int_equal(ev.cpu, 0);
-			lost += ev.lost.count;
-		}
-	}
-	assert_int_equal(lost, nospc);
-	frec_reader__free(rd);
+	snapshot_lost(dir, "s.frec", 4 * SEC, lost);
+	assert_int_equal(lost[0], nospc);
+	assert_int_equal(lost[1], 0);
 	frec_recorder__free(rec);
 	synth_rmdir(dir);
 }
@@ -589,12 +601,9 @@ static void test_failed_seal_owed(void **state)
 {
 	struct frec_recorder *rec = small_rec();
 	struct frec_recorder_stats st;
-	struct frec_event ev;
-	struct frec_reader *rd;
-	struct frec_gen *g;
 	struct frec_pin *pin;
-	__u64 nospc[2] = { 0, 0 }, open[2] = { 0, 0 }, lost[2] = { 0, 0 }, sealed, i;
-	char dir[64], path[128], comm[16];
+	__u64 nospc[2] = { 0, 0 }, open[2] = { 0, 0 }, lost[2], sealed, i;
+	char dir[64], comm[32];
 	int rc;
 
 	assert_int_equal(synth_tmpdir(dir), 0);
@@ -625,15 +634,7 @@ static void test_failed_seal_owed(void **state)
 	frec_recorder__unpin(rec, pin);
 	assert_int_equal(synth_write(rec, dir, "f.frec", 4 * SEC), 0);
 
-	snprintf(path, sizeof(path), "%s/f.frec", dir);
-	assert_int_equal(frec_reader__open(path, &rd), 0);
-	while (frec_reader__next_gen(rd, &g) == 1)
-		while (frec_gen__next_event(g, &ev) == 1)
-			if (ev.type == FREC_EV_LOST) {
-				assert_true(ev.cpu < 2);
-				lost[ev.cpu] += ev.lost.count;
-			}
-	frec_reader__free(rd);
+	snapshot_lost(dir, "f.frec", 0, lost);
 	assert_int_equal(lost[0], nospc[0] + open[0]);
 	assert_int_equal(lost[1], nospc[1] + open[1]);
 	frec_recorder__free(rec);
