@@ -344,22 +344,30 @@ static void pay_lost(struct frec_recorder *r, uint64_t ts)
 }
 
 /*
- * An event that finds no room is discarded, counted, and owed to the
- * stream: the first event that finds room again is followed, at its time,
- * by a lost event per CPU for what was discarded, so a snapshot shows the
- * gap where it was. Paying only after a success keeps a dry pool from
- * being asked twice per event.
+ * Store ev, or owe `owed` lost records on its CPU to the stream: the first
+ * event that finds room again is followed, at its time, by a lost event per
+ * CPU for what was owed, so a snapshot shows the gap where it was. Paying
+ * only after a success keeps a dry pool from being asked twice per event.
  */
-static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
+		      const struct rec_names *nm, uint64_t owed)
 {
 	int err = put_ev(r, ev, nm);
 
-	if (unlikely(err)) {
-		r->st.events_discarded++;
-		rec_owe_lost(r, ev->cpu, 1);
-	} else if (unlikely(r->g.unstored_total)) {
+	if (unlikely(err))
+		rec_owe_lost(r, ev->cpu, owed);
+	else if (unlikely(r->g.unstored_total))
 		pay_lost(r, ev->ts);
-	}
+	return err;
+}
+
+/* An event that finds no room is discarded, counted, and owed. */
+static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+{
+	int err = put_or_owe(r, ev, nm, 1);
+
+	if (unlikely(err))
+		r->st.events_discarded++;
 	return err;
 }
 
@@ -379,15 +387,8 @@ int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
  * so now; without room they are owed like a discarded event. */
 static int push_lost(struct frec_recorder *r, const struct frec_event *ev)
 {
-	int err;
-
 	r->st.lost += ev->lost.count;
-	err = put_ev(r, ev, NULL);
-	if (unlikely(err))
-		rec_owe_lost(r, ev->cpu, ev->lost.count);
-	else if (unlikely(r->g.unstored_total))
-		pay_lost(r, ev->ts);
-	return err;
+	return put_or_owe(r, ev, NULL, ev->lost.count);
 }
 
 int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *ev)
