@@ -59,6 +59,14 @@ static int tiny_gen(struct frec_recorder *rec, __u64 t)
 	return frec_recorder__seal(rec, t + MS);
 }
 
+/* A full window of tiny generations, pinned as a snapshot would. */
+static struct frec_pin *pin_full_window(struct frec_recorder *rec)
+{
+	for (unsigned i = 0; i < SMALL_WINDOW; i++)
+		assert_int_equal(tiny_gen(rec, SEC + i * 2 * MS), 1);
+	return frec_recorder__pin(rec);
+}
+
 static void test_ceiling(void **state)
 {
 	struct frec_recorder *rec = small_rec();
@@ -406,9 +414,7 @@ static void test_discard_counted(void **state)
 	struct frec_pin *pin;
 	unsigned ok = 0, nospc = 0, i;
 
-	for (i = 0; i < SMALL_WINDOW; i++)
-		assert_int_equal(tiny_gen(rec, SEC + i * 2 * MS), 1);
-	pin = frec_recorder__pin(rec);
+	pin = pin_full_window(rec);
 	/* The open generation's room fills up, then every push fails. */
 	for (i = 0; i < 5000; i++) {
 		int rc = synth_switch(rec, 2 * SEC + i * 1000ull, 0, 20 + i % 50, 1, "x", 1,
@@ -434,14 +440,6 @@ static void test_discard_counted(void **state)
 	assert_int_equal(st.early_evictions, 0);
 	frec_recorder__unpin(rec, pin);
 	frec_recorder__free(rec);
-}
-
-/* A full window of tiny generations, pinned as a snapshot would. */
-static struct frec_pin *pin_full_window(struct frec_recorder *rec)
-{
-	for (unsigned i = 0; i < SMALL_WINDOW; i++)
-		assert_int_equal(tiny_gen(rec, SEC + i * 2 * MS), 1);
-	return frec_recorder__pin(rec);
 }
 
 /* Records lost in dir/name by its generations' per-CPU drops. */
