@@ -70,6 +70,30 @@ snapshot() {
 	ls "$dir"/*.frec | sort | tail -n 1
 }
 
+# snapshots_status: frec status's snapshots line, "N written, M failed,
+# one|none in progress" (the whole answer kept in status.out)
+snapshots_status() {
+	"$FREC" status --socket "$FRECD_SOCKET" > status.out || fail "frec status failed"
+	awk '$1 == "snapshots" { $1 = ""; sub(/^ +/, ""); print; exit }' status.out
+}
+
+# wait_idle: until no snapshot is in progress or pending (frecd starts a
+# merged one as it finishes the first, in one step of its loop).
+wait_idle() {
+	i=0
+	until snapshots_status | grep -q "none in progress\$"; do
+		[ $i -lt 600 ] || { cat "$WORK/frecd.log" >&2; fail "frecd still writing after 60 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+# status_field KEY: the first "KEY":number of frec status --json (the whole
+# answer kept in status.json)
+status_field() {
+	"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
+	grep -o "\"$1\":[0-9][0-9]*" status.json | head -n 1 | cut -d: -f2
+}
+
 # scaled N: N times $FREC_TEST_SCALE (0.1 under the slow kernel VM), at least 1.
 scaled() {
 	awk -v n="$1" -v s="${FREC_TEST_SCALE:-1}" 'BEGIN { v = int(n * s); print (v < 1 ? 1 : v) }'

@@ -23,20 +23,6 @@ merged="snapshot requested \(socket: coalesce\) while one is being written: one 
 holding="snapshot writer: waiting $delay ms before writing"
 written_re="snapshot $WORK/snaps/frec-[^ ]*: [0-9]+ events"
 
-# snapshots_status: "N written, M failed, one|none in progress"
-snapshots_status() {
-	"$FREC" status --socket "$FRECD_SOCKET" > status.out || fail "frec status failed"
-	awk '$1 == "snapshots" { $1 = ""; sub(/^ +/, ""); print; exit }' status.out
-}
-# wait_idle: until no snapshot is in progress or pending (frecd starts the
-# merged one as it finishes the first, in one step of its loop).
-wait_idle() {
-	i=0
-	until snapshots_status | grep -q "none in progress\$"; do
-		[ $i -lt 600 ] || { cat "$WORK/frecd.log" >&2; fail "frecd still writing after 60 s"; }
-		sleep 0.1; i=$((i + 1))
-	done
-}
 # info_val FILE KEY: KEY of frec info --json FILE
 info_val() {
 	"$FREC" info --json "$1" > info.json 2> info.err || { cat info.err >&2; fail "frec info $1 failed"; }

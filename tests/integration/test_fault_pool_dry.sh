@@ -21,25 +21,6 @@ delay=4000	# ms: the calls and their drain fit with a wide margin, also under TC
 holding="snapshot writer: waiting $delay ms before writing"
 fp="uprobe:$TARGET:frec_target_fp"
 
-# status_field KEY: the first "KEY":number of frec status --json (kept in
-# status.json)
-status_field() {
-	"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
-	grep -o "\"$1\":[0-9][0-9]*" status.json | head -n 1 | cut -d: -f2
-}
-# in_progress: true or false, from a new frec status
-in_progress() {
-	status_field events > /dev/null
-	sed -n 's/.*"in_progress":\([a-z]*\).*/\1/p' status.json
-}
-wait_idle() {
-	i=0
-	until [ "$(in_progress)" = false ]; do
-		[ $i -lt 600 ] || { cat "$WORK/frecd.log" >&2; fail "frecd still writing after 60 s"; }
-		sleep 0.1; i=$((i + 1))
-	done
-}
-
 # taken: "events" + "events_discarded" + ring "lost", all the calls frecd saw
 taken() {
 	echo $(($(status_field events) + $(status_field events_discarded) + $(status_field lost)))
@@ -69,7 +50,7 @@ run_target tgt
 wait_taken $((nfill + n))
 # Not a timed assertion: if this fails, the calls came after the first
 # write, and the test needs a longer --debug-writer-delay-ms.
-assert_eq "the first snapshot in progress during the calls" true "$(in_progress)"
+assert_eq "snapshots during the calls" "0 written, 0 failed, one in progress" "$(snapshots_status)"
 discarded=$(status_field events_discarded)
 [ "$discarded" -gt 0 ] || fail "no event was discarded with the window pinned and --max-size 64K"
 wait_idle

@@ -29,7 +29,8 @@ sleep 0.2		# a stall longer than FRECD_SLOW_GAP_MS (100 ms), for frec status
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "draining the ring buffer again" "the end of the stall"
 snap=$(snapshot "$WORK/snaps")
-"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
+wait_ns=$(status_field max_wait_ns)
+slow=$(status_field slow_waits)
 stop_frecd
 dump_json "$snap" dump.json
 "$FREC" info "$snap" > info.out || fail "frec info failed"
@@ -56,8 +57,7 @@ assert_eq "lost in frecd's snapshot line" "$lost" "$in_log"
 # in frec status and in the drop warning (whole ms; the stall is logged
 # rounded, hence the 1 ms).
 stall_ms=$(sed -n 's/.*after a stall of \([0-9]*\) ms.*/\1/p' "$WORK/frecd.log")
-wait_ms=$(sed -n 's/.*"max_wait_ns":\([0-9]*\),.*/\1/p' status.json | awk '{ printf "%d", $1 / 1e6 }')
-slow=$(sed -n 's/.*"slow_waits":\([0-9]*\),.*/\1/p' status.json)
+wait_ms=$((wait_ns / 1000000))
 warn_ms=$(sed -n 's/.*the longest wait between drains was \([0-9]*\)\.[0-9] ms.*/\1/p' "$WORK/frecd.log" | head -n 1)
 note "stall $stall_ms ms; longest wait between drains: $wait_ms ms in frec status, $warn_ms ms in the drop warning; $slow slow waits"
 [ -n "$stall_ms" ] && [ -n "$wait_ms" ] && [ -n "$warn_ms" ] || fail "stall, status or warning figure missing"
