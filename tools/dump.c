@@ -38,7 +38,12 @@ void frec_dump__usage(FILE *f)
 		"  sched_migrate_task  comm pid prio orig_cpu dest_cpu\n"
 		"  uprobe, uretprobe, usdt\n"
 		"                      probe pid tid comm args (comma-separated) ret (uretprobe)\n"
-		"  lost                cpu count\n"
+		"  lost                cpu count [count_known=no] [first_ts last_ts]: records lost\n"
+		"                      on cpu (4294967295: not known), between first_ts and last_ts\n"
+		"                      (ns) when known\n"
+		"  gap                 reason first_ts last_ts: nothing recorded then (reload:\n"
+		"                      the programs were replaced)\n"
+		"  trigger, stack      (written by later versions) their ids and values\n"
 		"\n"
 		"TS is CLOCK_BOOTTIME in seconds.nanoseconds. prev_state is printed as the\n"
 		"kernel prints it (R, S, D, R+, ...). Values hold no whitespace: spaces,\n"
@@ -211,6 +216,28 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 		if (!d->json)
 			kv_u64(d, "cpu", ev->cpu);
 		kv_u64(d, "count", ev->lost.count);
+		if (ev->lost.flags & FREC_LOST_UNKNOWN)
+			kv_str(d, "count_known", "no", 3);
+		if (ev->lost.flags & FREC_LOST_SPAN) {
+			kv_u64(d, "first_ts", ev->lost.first_ts);
+			kv_u64(d, "last_ts", ev->lost.last_ts);
+		}
+		break;
+	case FREC_EV_GAP:
+		kv_str(d, "reason", ev->gap.kind == FREC_GAP_RELOAD ? "reload" : "unknown", 8);
+		kv_u64(d, "first_ts", ev->gap.first_ts);
+		kv_u64(d, "last_ts", ev->gap.last_ts);
+		break;
+	case FREC_EV_TRIGGER:
+		kv_u64(d, "pid", ev->tid);
+		kv_u64(d, "trigger_id", ev->trigger.id);
+		kv_u64(d, "value", ev->trigger.value);
+		kv_u64(d, "suppressed", !!(ev->trigger.flags & FREC_TRIGGER_SUPPRESSED));
+		break;
+	case FREC_EV_STACK:
+		kv_u64(d, "pid", ev->tid);
+		kv_u64(d, "kstack", ev->stack.kstack);
+		kv_u64(d, "ustack", ev->stack.ustack);
 		break;
 	default:
 		kv_u64(d, "type_id", ev->type);

@@ -255,8 +255,9 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 			 (unsigned long long)frec_walk__damaged(w));
 	frec_out__printf(o, "events:       %llu\n", (unsigned long long)in->events);
 	for (i = 1; i < FREC_EV__MAX; i++)
-		frec_out__printf(o, "  %-20s %llu\n", frec_type__name(i) ? frec_type__name(i) : "?",
-				 (unsigned long long)in->by_type[i]);
+		if (frec_type__name(i))
+			frec_out__printf(o, "  %-20s %llu\n", frec_type__name(i),
+					 (unsigned long long)in->by_type[i]);
 	if (in->unknown_type)
 		frec_out__printf(o, "  %-20s %llu\n", "unknown",
 				 (unsigned long long)in->unknown_type);
@@ -345,7 +346,8 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 	json_u64(o, "events", in->events, true);
 	frec_out__str(o, ",\"events_by_type\":{");
 	for (i = 1; i < FREC_EV__MAX; i++)
-		json_u64(o, frec_type__name(i) ? frec_type__name(i) : "?", in->by_type[i], i > 1);
+		if (frec_type__name(i))
+			json_u64(o, frec_type__name(i), in->by_type[i], i > 1);
 	frec_out__str(o, "},\"probes\":[");
 	for (i = 0; i < in->nprobes; i++) {
 		frec_out__str(o, i ? ",{" : "{");

@@ -17,6 +17,18 @@
  * every CPU. */
 #define FREC_CPU_UNKNOWN	0xffffffffu
 
+/* lost.flags */
+#define FREC_LOST_SPAN		(1u << 0)	/* first_ts and last_ts are known */
+#define FREC_LOST_UNKNOWN	(1u << 1)	/* count is not known (a lower bound) */
+
+/* gap.kind */
+enum frec_gap_kind {
+	FREC_GAP_RELOAD = 1,	/* the programs were replaced (SIGHUP) */
+};
+
+/* trigger.flags */
+#define FREC_TRIGGER_SUPPRESSED	(1u << 0)	/* within its cooldown or rate limit */
+
 /*
  * One event. Which union member is valid depends on type. Strings point into
  * memory owned by whoever produced the event (the ring record being pushed,
@@ -74,8 +86,30 @@ struct frec_event {
 			__s64 ret;	/* FREC_EV_URETPROBE */
 		} probe;	/* FREC_EV_UPROBE, _URETPROBE, _USDT; thread is tid/tgid */
 		struct {
-			__u64 count;
+			__u64 count;	/* a lower bound with FREC_LOST_UNKNOWN */
+			/* The span the records were lost in, when known
+			 * (FREC_LOST_SPAN); ts is then the later of first_ts
+			 * and its generation's start. */
+			__u64 first_ts;
+			__u64 last_ts;
+			__u32 flags;	/* FREC_LOST_* */
 		} lost;		/* FREC_EV_LOST, on cpu */
+		struct {
+			__u32 kind;	/* enum frec_gap_kind */
+			/* Nothing was recorded in [first_ts, last_ts]; ts is
+			 * the later of first_ts and its generation's start. */
+			__u64 first_ts;
+			__u64 last_ts;
+		} gap;		/* FREC_EV_GAP, on FREC_CPU_UNKNOWN (every CPU) */
+		struct {
+			__u32 id;	/* the generation's trigger table */
+			__u32 flags;	/* FREC_TRIGGER_* */
+			__u64 value;	/* what was measured, ns for durations */
+		} trigger;	/* FREC_EV_TRIGGER; the thread it fired on is tid/tgid */
+		struct {
+			__u32 kstack;	/* stack table index + 1, 0 = none */
+			__u32 ustack;
+		} stack;	/* FREC_EV_STACK: of the event before it on its cpu */
 	};
 };
 
@@ -89,6 +123,7 @@ struct frec_thread {
 
 struct frec_process {
 	__u32 tgid;
+	__u32 ppid;		/* its parent's tgid; 0 when unknown (version 1 files) */
 	const char *cmdline;	/* arguments joined by spaces; "" when unknown */
 };
 

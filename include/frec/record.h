@@ -36,8 +36,16 @@ enum frec_type {
 	FREC_EV_URETPROBE	 = 11,	/* function return, with return value */
 	FREC_EV_USDT		 = 12,	/* USDT probe, with its arguments */
 	FREC_EV_LOST		 = 13,	/* records the ring buffer could not take */
+	/* Format version 2 (docs/FORMAT.md "Type space"). 15 is never a
+	 * type: it is the tag's escape to the extended types, 16 and up. */
+	FREC_EV_STACK		 = 14,	/* the stacks of the event before it */
+	FREC_EV_TRIGGER		 = 16,	/* a trigger's condition held */
+	FREC_EV_GAP		 = 17,	/* nothing was recorded for a while */
 	FREC_EV__MAX
 };
+
+/* The tag's type nibble that says "an extended type follows". */
+#define FREC_EV_ESCAPE		15
 
 /* Common header. tid/tgid are those of the current task when the event fired. */
 struct frec_rec_hdr {
@@ -131,6 +139,10 @@ struct frec_rec_probe {
 enum frec_counter {
 	FREC_CNT_DROPPED = 0,	/* bpf_ringbuf_reserve() failed */
 	FREC_CNT_FILTERED,	/* events skipped by the pid filter (not drops) */
+	/* CLOCK_BOOTTIME of the first failed reserve since frecd last set
+	 * this slot to 0, and of the latest one (never reset). */
+	FREC_CNT_DROP_FIRST_TS,
+	FREC_CNT_DROP_LAST_TS,
 	FREC_CNT__MAX
 };
 

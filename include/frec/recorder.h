@@ -73,6 +73,10 @@ struct frec_recorder_stats {
 					 * room of a largest open generation */
 	__u64 tables_bytes;		/* allocated besides the pool: task, process and
 					 * generation tables, cmdlines; mapped as they fill */
+	__u64 late;			/* events that came after their generation was
+					 * sealed: written as lost at their time */
+	__u64 gaps;			/* gap events written (add_gap) */
+	__u64 gaps_unstored;		/* gaps that found no room */
 };
 
 struct frec_recorder;
@@ -84,12 +88,27 @@ void frec_recorder__free(struct frec_recorder *rec);
 
 /* One ring buffer record (struct frec_rec_*). Also keeps the task table current
  * from the names and tgids the record carries. 0, or -EINVAL for a malformed
- * record (counted, dropped), or -ENOSPC when it could not be stored. */
+ * record (counted, dropped), -ENOSPC when it could not be stored, or -ESTALE
+ * when it is older than the newest sealed generation's end (stats.late: it
+ * becomes a lost event at its time, so generations never overlap). The same
+ * for push_event(), where lost events are never late (stamped at the open
+ * generation's start at the earliest). */
 int frec_recorder__push(struct frec_recorder *rec, const void *data, size_t len);
 /* A decoded event; thread names must be known through set_thread(). */
 int frec_recorder__push_event(struct frec_recorder *rec, const struct frec_event *ev);
 /* count records lost on cpu, noticed at ts; becomes a FREC_EV_LOST event. */
 int frec_recorder__add_lost(struct frec_recorder *rec, __u32 cpu, __u64 count, __u64 ts);
+
+/* count records lost on cpu between first_ts and last_ts (CLOCK_BOOTTIME,
+ * 0 < first_ts <= last_ts), noticed at now; the lost event is stamped at
+ * first_ts or, if that is before the open generation, at its start.
+ * 0, -EINVAL, -ENOSPC (owed, written once there is room). */
+int frec_recorder__add_lost_span(struct frec_recorder *rec, __u32 cpu, __u64 count,
+				 __u64 first_ts, __u64 last_ts, __u64 now);
+/* Nothing was recorded between first_ts and last_ts, for the reason kind
+ * (enum frec_gap_kind): a FREC_EV_GAP event, stamped like add_lost_span's.
+ * Call it once last_ts has come. 0, -EINVAL, -ENOSPC. */
+int frec_recorder__add_gap(struct frec_recorder *rec, __u32 kind, __u64 first_ts, __u64 last_ts);
 
 /* The task table: frecd seeds it from /proc, events keep it current. */
 int frec_recorder__set_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid, const char *comm);

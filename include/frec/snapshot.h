@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include "event.h"
 
-#define FREC_FORMAT_VERSION	1
+#define FREC_FORMAT_VERSION	2
 #define FREC_MAX_CPUS		1024
 
 /* How the recorder was set up; stored in the header, printed by frec info. */
@@ -53,6 +53,8 @@ struct frec_gen_info {
 	__u32 nthreads;
 	__u32 nprocesses;
 	__u32 nprobes;
+	__u64 nevents_skipped;		/* of an extended type this reader does not know,
+					 * as they are read */
 	__u64 raw_bytes;		/* uncompressed payload bytes */
 	__u64 file_bytes;		/* bytes of the block in the file */
 };

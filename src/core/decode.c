@@ -25,6 +25,9 @@ static const char *const type_names[FREC_EV__MAX] = {
 	[FREC_EV_URETPROBE]	   = "uretprobe",
 	[FREC_EV_USDT]		   = "usdt",
 	[FREC_EV_LOST]		   = "lost",
+	[FREC_EV_STACK]		   = "stack",
+	[FREC_EV_TRIGGER]	   = "trigger",
+	[FREC_EV_GAP]		   = "gap",
 };
 
 const char *frec_type__name(unsigned int type)

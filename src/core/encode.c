@@ -20,13 +20,16 @@ int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
 	g->cur = malloc(sizeof(*g->cur) * r->ncpus);
 	g->drops = calloc(r->ncpus, sizeof(*g->drops));
 	g->unstored = calloc(r->ncpus + 1, sizeof(*g->unstored));
+	g->unstored_first = calloc(r->ncpus + 1, sizeof(*g->unstored_first));
+	g->unstored_last = calloc(r->ncpus + 1, sizeof(*g->unstored_last));
 	g->by_cpu = calloc(r->ncpus + 1, sizeof(*g->by_cpu));
 	g->str_arena = malloc(GEN_STR_ARENA);
 	g->str_off = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_MAX);
 	g->str_hash = calloc(GEN_STR_SLOTS, sizeof(uint32_t));
-	if (!g->threads || !g->cur || !g->drops || !g->unstored || !g->by_cpu || !g->str_arena || !g->str_off ||
+	if (!g->threads || !g->cur || !g->drops || !g->unstored || !g->unstored_first ||
+	    !g->unstored_last || !g->by_cpu || !g->str_arena || !g->str_off ||
 	    !g->str_len || !g->str_slot || !g->str_hash)
 		return -ENOMEM;
 	g->head = g->tail = CHUNK_NONE;
@@ -42,6 +45,8 @@ void gen_free_tables(struct frec_recorder *r)
 	free(g->cur);
 	free(g->drops);
 	free(g->unstored);
+	free(g->unstored_first);
+	free(g->unstored_last);
 	free(g->by_cpu);
 	free(g->str_arena);
 	free(g->str_off);
@@ -257,6 +262,28 @@ static inline uint8_t *put_prio(uint8_t *p, __s32 prio, unsigned flag, unsigned 
 	return put_varint(p, zigzag(prio));
 }
 
+/* An extended type's body, after its varint length (at most EXT_BODY_MAX). */
+static uint8_t *put_ext_body(uint8_t *p, const struct frec_event *ev)
+{
+	uint8_t body[EXT_BODY_MAX], *b = body;
+
+	switch (ev->type) {
+	case FREC_EV_TRIGGER:
+		b = put_varint(b, ev->trigger.id);
+		b = put_varint(b, ev->trigger.flags);
+		b = put_varint(b, ev->trigger.value);
+		break;
+	case FREC_EV_GAP:
+		b = put_varint(b, ev->gap.kind);
+		b = put_varint(b, zigzag((int64_t)(ev->gap.first_ts - ev->ts)));
+		b = put_varint(b, zigzag((int64_t)(ev->gap.last_ts - ev->ts)));
+		break;
+	}
+	p = put_varint(p, (uint64_t)(b - body));
+	memcpy(p, body, (size_t)(b - body));
+	return p + (b - body);
+}
+
 /*
  * Encode ev at the end of the raw stream (nm: the record's names, or NULL).
  * The caller checked pos <= lim: a largest event fits in the tail chunk and
@@ -271,18 +298,22 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	uint32_t ti = NO_THREAD, x;
 	unsigned info = 0;
 
+	uint32_t nib = type < EXT_TYPE_MIN ? type : FREC_EV_ESCAPE;
+
 	if (likely(cpu < EV_CPU_ESC)) {
-		*p++ = (uint8_t)(type | cpu << EV_CPU_SHIFT);
+		*p++ = (uint8_t)(nib | cpu << EV_CPU_SHIFT);
 	} else {
-		*p++ = (uint8_t)(type | EV_CPU_ESC << EV_CPU_SHIFT);
+		*p++ = (uint8_t)(nib | EV_CPU_ESC << EV_CPU_SHIFT);
 		p = put_varint(p, cpu);
 	}
+	if (unlikely(nib == FREC_EV_ESCAPE))
+		p = put_varint(p, type);
 	p = put_varint(p, zigzag((int64_t)(ev->ts - g->prev_ts)));
 	g->prev_ts = ev->ts;
 	infop = p++;
 
-	if (type == FREC_EV_LOST && !ev->tid && !ev->tgid) {
-		info |= LOST_NOTHREAD;
+	if ((type == FREC_EV_LOST || type >= EXT_TYPE_MIN) && !ev->tid && !ev->tgid) {
+		info |= LOST_NOTHREAD;	/* == EXT_NOTHREAD */
 	} else if (cur && *cur != NO_THREAD && g->threads[*cur].tid == ev->tid &&
 		   g->threads[*cur].tgid == ev->tgid) {
 		ti = *cur;	/* the running thread: implicit */
@@ -381,6 +412,21 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	}
 	case FREC_EV_LOST:
 		p = put_varint(p, ev->lost.count);
+		if (ev->lost.flags & FREC_LOST_UNKNOWN)
+			info |= LOST_UNKNOWN;
+		if (ev->lost.flags & FREC_LOST_SPAN) {
+			info |= LOST_SPAN;
+			p = put_varint(p, zigzag((int64_t)(ev->lost.first_ts - ev->ts)));
+			p = put_varint(p, zigzag((int64_t)(ev->lost.last_ts - ev->ts)));
+		}
+		break;
+	case FREC_EV_STACK:
+		p = put_varint(p, ev->stack.kstack);
+		p = put_varint(p, ev->stack.ustack);
+		break;
+	case FREC_EV_TRIGGER:
+	case FREC_EV_GAP:
+		p = put_ext_body(p, ev);
 		break;
 	}
 	*infop = (uint8_t)info;

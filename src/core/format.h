@@ -63,13 +63,37 @@
 #define PR_NARGS_SHIFT		4
 /* lost: no thread at all (tid = tgid = 0) */
 #define LOST_NOTHREAD		0x02
+/* lost, version 2: zigzag first_ts - ts and last_ts - ts follow the count */
+#define LOST_SPAN		0x04
+/* lost, version 2: the count is not known (it is a lower bound) */
+#define LOST_UNKNOWN		0x08
+
+/* Extended types (tag type nibble FREC_EV_ESCAPE, version 2): a varint32
+ * type, at least EXT_TYPE_MIN, follows the tag (and its cpu); after the
+ * info byte and the thread, a varint32 body length and the body, so that a
+ * reader skips a type it does not know. */
+#define EXT_TYPE_MIN		16
+#define EXT_NOTHREAD		0x02	/* info bit 1: no thread (tid = tgid = 0) */
+#define EXT_BODY_MAX		64	/* the longest body the writer makes */
+
+/* stack (type 14): two varint32, kernel then user stack table index + 1 */
+
+/* The sections after the tables (version 2): varint32 id, varint32 length. */
+#define SECTION_PROCESS_PARENTS	1
+#define SECTION_CGROUPS		2
+#define SECTION_THREAD_CGROUPS	3
+#define SECTION_STACKS		4
+#define SECTION_MAPPINGS	5
+#define SECTION_TRIGGERS	6
 
 #define DEFAULT_PRIO		120
 #define STATE_ESC		15
 #define STATE_IDLE_CODE		14		/* TASK_IDLE = TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
 #define STATE_IDLE		0x402
 
-/* Largest encoded event: tag, cpu, ts, info, thread, probe id, 6 args, ret. */
+/* Largest encoded event: tag, cpu, ts, info, thread, probe id, 6 args, ret.
+ * (A lost event with its span, 47 bytes, and the extended types, at most
+ * 1 + 5 + 5 + 10 + 1 + 5 + 1 + 25, are smaller.) */
 #define EV_MAX_BYTES		(1 + 5 + 10 + 1 + 5 + 5 + 6 * 10 + 10)
 
 /* prev_state code: 0 -> 0, c in 1..13 -> 1 << (c - 1), 14 -> TASK_IDLE. */

@@ -49,6 +49,7 @@ struct frec_gen {
 	const uint8_t *p, *end;
 	uint64_t left;
 	uint64_t prev_ts;
+	uint32_t version;	/* the file's format version */
 	bool bad;
 };
 
@@ -344,6 +345,25 @@ static void set_comm(struct frec_thread *t, const char *s)
 #define V32(x)	do { if (get_varint32(&p, end, &(x))) return -EBADMSG; } while (0)
 #define STR(x)	do { if (get_str(&p, end, &(x))) return -EBADMSG; } while (0)
 
+/* Section "process parents": n, then n x (tgid, ppid). A tgid the
+ * process table does not list is ignored. */
+static int section_parents(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
+{
+	uint32_t n, tgid, ppid, i;
+
+	V32(n);
+	if (n > (size_t)(end - p) / 2)
+		return -EBADMSG;
+	while (n--) {
+		V32(tgid);
+		V32(ppid);
+		i = map_get(&g->pmap, tgid);
+		if (i != NONE)
+			g->procs[i].ppid = ppid;
+	}
+	return p == end ? 0 : -EBADMSG;
+}
+
 /* Parse a block's uncompressed payload: the event stream (events_len
  * bytes), then the summary and tables. */
 static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t events_len)
@@ -431,6 +451,27 @@ static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size
 	}
 	for (uint32_t i = 0; i < nstr; i++)
 		STR(g->strs[i]);
+	for (uint32_t i = 0; i < nprocs; i++)
+		g->procs[i].ppid = 0;
+	/* Version 1 ends here (and later bytes are ignored); version 2 lists
+	 * its sections, each skipped unless known. */
+	if (g->version >= 2) {
+		uint32_t nsec, id, n;
+
+		V32(nsec);
+		for (uint32_t k = 0; k < nsec; k++) {
+			const uint8_t *sec_end;
+
+			V32(id);
+			V32(n);
+			if (n > (size_t)(end - p))
+				return -EBADMSG;
+			sec_end = p + n;
+			if (id == SECTION_PROCESS_PARENTS && section_parents(g, p, sec_end))
+				return -EBADMSG;
+			p = sec_end;
+		}
+	}
 
 	in->nthreads = nthreads;
 	in->nprocesses = nprocs;
@@ -543,6 +584,7 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 		raw = r->raw;
 	}
 	r->pos += BLOCK_HDR_LEN + (size_t)plen;
+	r->gen.version = r->hdr.version;
 	if (!err)
 		err = gen_load(&r->gen, raw, rlen, elen);
 	if (err) {
@@ -605,6 +647,10 @@ static int get_stridx(struct frec_gen *g, const uint8_t **pp, const uint8_t *end
 	return 0;
 }
 
+static int ext_body(struct frec_event *ev, const uint8_t *p, const uint8_t *end);
+
+/* 0: *ev is the next event; 1: an event of a type this reader does not
+ * know was skipped; -1: the stream is damaged. */
 static int decode_one(struct frec_gen *g, struct frec_event *ev)
 {
 	const uint8_t *p = g->p, *end = g->end;
@@ -615,10 +661,15 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		return -1;
 	type = *p & EV_TYPE_MASK;
 	cpu = *p++ >> EV_CPU_SHIFT;
-	if (type == FREC_EV_NONE || type >= FREC_EV__MAX)
+	if (type == FREC_EV_NONE || (g->version < 2 && type > FREC_EV_LOST))
 		return -1;
 	if (cpu == EV_CPU_ESC)
 		EV32(cpu);
+	if (type == FREC_EV_ESCAPE) {
+		EV32(type);
+		if (type < EXT_TYPE_MIN)
+			return -1;
+	}
 	EV64(v);
 	g->prev_ts += (uint64_t)unzigzag(v);
 	if (p >= end)
@@ -630,7 +681,7 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 	ev->type = type;
 	ev->cpu = cpu;
 	cur = cpu < g->info.ncpus ? &g->cur[cpu] : NULL;
-	if (type == FREC_EV_LOST && (info & LOST_NOTHREAD)) {
+	if ((type == FREC_EV_LOST || type >= EXT_TYPE_MIN) && (info & LOST_NOTHREAD)) {
 		/* no thread */
 	} else {
 		if (info & INFO_T)
@@ -733,9 +784,60 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		break;
 	case FREC_EV_LOST:
 		EV64(ev->lost.count);
+		if (info & LOST_UNKNOWN)
+			ev->lost.flags |= FREC_LOST_UNKNOWN;
+		if (info & LOST_SPAN) {
+			ev->lost.flags |= FREC_LOST_SPAN;
+			EV64(v);
+			ev->lost.first_ts = ev->ts + (uint64_t)unzigzag(v);
+			EV64(v);
+			ev->lost.last_ts = ev->ts + (uint64_t)unzigzag(v);
+		}
+		break;
+	case FREC_EV_STACK:
+		EV32(ev->stack.kstack);
+		EV32(ev->stack.ustack);
+		break;
+	default: {	/* an extended type: its body has a length */
+		const uint8_t *body_end;
+
+		EV32(x);
+		if (x > (size_t)(end - p))
+			return -1;
+		body_end = p + x;
+		if (ext_body(ev, p, body_end))
+			return -1;
+		p = body_end;
 		break;
 	}
+	}
 	g->p = p;
+	return ev->type ? 0 : 1;
+}
+
+/* An extended type's body; an unknown type leaves ev->type 0: skipped. */
+static int ext_body(struct frec_event *ev, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t v;
+
+	switch (ev->type) {
+	case FREC_EV_TRIGGER:
+		EV32(ev->trigger.id);
+		EV32(ev->trigger.flags);
+		EV64(ev->trigger.value);
+		break;
+	case FREC_EV_GAP:
+		EV32(ev->gap.kind);
+		EV64(v);
+		ev->gap.first_ts = ev->ts + (uint64_t)unzigzag(v);
+		EV64(v);
+		ev->gap.last_ts = ev->ts + (uint64_t)unzigzag(v);
+		break;
+	default:
+		ev->type = FREC_EV_NONE;
+		return 0;
+	}
+	/* A longer body is a later writer's addition to a known type. */
 	return 0;
 }
 
@@ -743,14 +845,21 @@ int frec_gen__next_event(struct frec_gen *g, struct frec_event *ev)
 {
 	if (g->bad)
 		return -EBADMSG;
-	if (!g->left)
-		return 0;
-	if (decode_one(g, ev)) {
-		g->bad = true;
-		return -EBADMSG;
+	for (;;) {
+		int ret;
+
+		if (!g->left)
+			return 0;
+		ret = decode_one(g, ev);
+		if (ret < 0) {
+			g->bad = true;
+			return -EBADMSG;
+		}
+		g->left--;
+		if (!ret)
+			return 1;
+		g->info.nevents_skipped++;
 	}
-	g->left--;
-	return 1;
 }
 
 const struct frec_thread *frec_gen__thread(const struct frec_gen *g, __u32 tid)

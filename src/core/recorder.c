@@ -101,7 +101,8 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 	n += STAGE_BYTES;
 	n += (uint64_t)g->thread_cap * sizeof(*g->threads);
 	n += (uint64_t)r->ncpus * (sizeof(*g->cur) + sizeof(*g->drops));
-	n += ((uint64_t)r->ncpus + 1) * (sizeof(*g->unstored) + sizeof(*g->by_cpu));
+	n += ((uint64_t)r->ncpus + 1) * (sizeof(*g->unstored) + sizeof(*g->by_cpu) +
+					 sizeof(*g->unstored_first) + sizeof(*g->unstored_last));
 	n += GEN_STR_ARENA + 3ull * GEN_STR_MAX * sizeof(uint32_t) + GEN_STR_SLOTS * sizeof(uint32_t);
 	return n;
 }
@@ -281,7 +282,7 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const st
 	g->nevents++;
 	g->by_type[type]++;
 	/* What a failed seal would owe, per CPU (lost events are in drops). */
-	g->by_cpu[ev->cpu < r->ncpus ? ev->cpu : r->ncpus] += type != FREC_EV_LOST;
+	g->by_cpu[ev->cpu < r->ncpus ? ev->cpu : r->ncpus] += type != FREC_EV_LOST && type != FREC_EV_GAP;
 	if (ev->ts < g->min_ts)
 		g->min_ts = ev->ts;
 	if (ev->ts > g->max_ts)
@@ -315,27 +316,63 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const st
 	return 0;
 }
 
-void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count)
+void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count, uint64_t first,
+		  uint64_t last)
 {
-	r->g.unstored[cpu < r->ncpus ? cpu : r->ncpus] += count;
-	r->g.unstored_total += count;
+	struct open_gen *g = &r->g;
+	uint32_t c = cpu < r->ncpus ? cpu : r->ncpus;
+
+	if (!count)
+		return;
+	/* The span of what is owed: any record of unknown time makes it
+	 * unknown, so a span is never narrower than the losses it covers. */
+	if (!g->unstored[c]) {
+		g->unstored_first[c] = first;
+		g->unstored_last[c] = last;
+	} else if (!first || !g->unstored_first[c]) {
+		g->unstored_first[c] = g->unstored_last[c] = 0;
+	} else {
+		if (first < g->unstored_first[c])
+			g->unstored_first[c] = first;
+		if (last > g->unstored_last[c])
+			g->unstored_last[c] = last;
+	}
+	g->unstored[c] += count;
+	g->unstored_total += count;
 }
 
-/* Write what was owed as lost events, noticed at ts, as far as room allows. */
+/* A lost event for count records lost on cpu in [first, last] (0, 0: not
+ * known), carried by an event at now. */
+static void lost_event(const struct frec_recorder *r, struct frec_event *ev, uint32_t cpu,
+		       uint64_t count, uint64_t first, uint64_t last, uint64_t now)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = FREC_EV_LOST;
+	ev->cpu = cpu;
+	ev->lost.count = count;
+	if (first) {
+		ev->lost.flags = FREC_LOST_SPAN;
+		ev->lost.first_ts = first;
+		ev->lost.last_ts = last > first ? last : first;
+		ev->ts = gen_stamp(r, first, now);
+	} else {
+		ev->ts = now;
+	}
+}
+
+/* Write what was owed as lost events, carried by an event at ts, as far as
+ * room allows. */
 static void pay_lost(struct frec_recorder *r, uint64_t ts)
 {
 	struct open_gen *g = &r->g;
 
 	for (uint32_t c = 0; c <= r->ncpus && g->unstored_total; c++) {
-		struct frec_event lost = {
-			.ts = ts,
-			.type = FREC_EV_LOST,
-			.cpu = c < r->ncpus ? c : FREC_CPU_UNKNOWN,
-			.lost.count = g->unstored[c],
-		};
+		struct frec_event lost;
 
-		if (!lost.lost.count)
+		if (!g->unstored[c])
 			continue;
+		lost_event(r, &lost, c < r->ncpus ? c : FREC_CPU_UNKNOWN, g->unstored[c],
+			   g->unstored_first[c], g->unstored_last[c], ts);
 		if (put_ev(r, &lost, NULL))
 			return;
 		g->unstored_total -= lost.lost.count;
@@ -355,16 +392,30 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
 	int err = put_ev(r, ev, nm);
 
 	if (unlikely(err))
-		rec_owe_lost(r, ev->cpu, owed);
+		rec_owe_lost(r, ev->cpu, owed, ev->type == FREC_EV_LOST ? ev->lost.first_ts : ev->ts,
+			     ev->type == FREC_EV_LOST ? ev->lost.last_ts : ev->ts);
 	else if (unlikely(r->g.unstored_total))
 		pay_lost(r, ev->ts);
 	return err;
 }
 
-/* An event that finds no room is discarded, counted, and owed. */
+/*
+ * An event that finds no room is discarded, counted, and owed. So is one
+ * that comes after its generation was sealed (a record reserved before a
+ * nested program's but stamped after it, or still being written when frecd
+ * cut the rings): generations never overlap in time, so it is owed as lost
+ * at its own time rather than stored out of order.
+ */
 static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
-	int err = put_or_owe(r, ev, nm, 1);
+	int err;
+
+	if (unlikely(ev->ts < r->floor_ts)) {
+		r->st.late++;
+		rec_owe_lost(r, ev->cpu, 1, ev->ts ? ev->ts : 1, ev->ts ? ev->ts : 1);
+		return -ESTALE;
+	}
+	err = put_or_owe(r, ev, nm, 1);
 
 	if (unlikely(err))
 		r->st.events_discarded++;
@@ -387,13 +438,18 @@ int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
  * so now; without room they are owed like a discarded event. */
 static int push_lost(struct frec_recorder *r, const struct frec_event *ev)
 {
+	struct frec_event lost = *ev;
+
+	/* Never late: stamped where its generation can hold it. */
+	if (lost.ts < r->floor_ts)
+		lost.ts = r->floor_ts;
 	r->st.lost += ev->lost.count;
-	return put_or_owe(r, ev, NULL, ev->lost.count);
+	return put_or_owe(r, &lost, NULL, ev->lost.count);
 }
 
 int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *ev)
 {
-	if (ev->type == FREC_EV_NONE || ev->type >= FREC_EV__MAX ||
+	if (ev->type == FREC_EV_NONE || ev->type >= FREC_EV__MAX || ev->type == FREC_EV_ESCAPE ||
 	    (ev->type >= FREC_EV_UPROBE && ev->type <= FREC_EV_USDT &&
 	     ev->probe.nargs > FREC_MAX_PROBE_ARGS)) {
 		r->st.malformed++;
@@ -406,14 +462,43 @@ int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *
 
 int frec_recorder__add_lost(struct frec_recorder *r, __u32 cpu, __u64 count, __u64 ts)
 {
-	struct frec_event ev = {
-		.ts = ts,
-		.type = FREC_EV_LOST,
-		.cpu = cpu,
-		.lost.count = count,
-	};
+	struct frec_event ev;
 
+	lost_event(r, &ev, cpu, count, 0, 0, ts);
 	return push_lost(r, &ev);
+}
+
+int frec_recorder__add_lost_span(struct frec_recorder *r, __u32 cpu, __u64 count, __u64 first_ts,
+				 __u64 last_ts, __u64 now)
+{
+	struct frec_event ev;
+
+	if (!first_ts || first_ts > last_ts)
+		return -EINVAL;
+	lost_event(r, &ev, cpu, count, first_ts, last_ts, now);
+	return push_lost(r, &ev);
+}
+
+int frec_recorder__add_gap(struct frec_recorder *r, __u32 kind, __u64 first_ts, __u64 last_ts)
+{
+	struct frec_event ev = {
+		.type = FREC_EV_GAP,
+		.cpu = FREC_CPU_UNKNOWN,
+		.gap.kind = kind,
+		.gap.first_ts = first_ts,
+		.gap.last_ts = last_ts,
+	};
+	int err;
+
+	if (!first_ts || first_ts > last_ts)
+		return -EINVAL;
+	ev.ts = gen_stamp(r, first_ts, last_ts);
+	err = put_ev(r, &ev, NULL);
+	if (err)	/* no room: at least the count of what is missing */
+		r->st.gaps_unstored++;
+	else
+		r->st.gaps++;
+	return err;
 }
 
 int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, const char *comm)

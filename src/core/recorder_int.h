@@ -76,6 +76,8 @@ struct open_gen {
 	 * writes them as FREC_EV_LOST, so a snapshot never hides the gap. */
 	uint64_t *unstored;
 	uint64_t unstored_total;
+	/* ... and when they were lost, where known (0: not known). */
+	uint64_t *unstored_first, *unstored_last;
 
 	char *str_arena;
 	uint32_t str_used;
@@ -155,6 +157,9 @@ struct frec_recorder {
 	struct proc **proc_list;	/* scratch for sealing, max_processes entries */
 	struct open_gen g;
 	uint64_t next_seq;
+	/* The end of the newest sealed generation: an event before it is
+	 * late (docs/FORMAT.md, "Time order"). */
+	uint64_t floor_ts;
 
 	struct sealed_gen *gen_slots;	/* preallocated: one per chunk, plus one */
 	uint32_t nslots, slots_used;	/* slots ever handed out, in index order */
@@ -196,8 +201,21 @@ static inline uint64_t gen_raw_bytes(const struct open_gen *g)
 	return g->head == CHUNK_NONE ? 0 : g->done_bytes + g->pos - BLOCK_HDR_LEN;
 }
 
-/* recorder.c: count records lost on cpu into the stream's next lost events. */
-void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count);
+/* recorder.c: count records lost on cpu, in [first, last] (0, 0: when is not
+ * known), into the stream's next lost events. */
+void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count, uint64_t first,
+		  uint64_t last);
+
+/* Where lost and gap events that began at first are stamped: not before
+ * the open generation's start, nor after now (the event that carries them). */
+static inline uint64_t gen_stamp(const struct frec_recorder *r, uint64_t first, uint64_t now)
+{
+	uint64_t start = r->g.open_ts > r->floor_ts ? r->g.open_ts : r->floor_ts;
+
+	if (first < start)
+		first = start;
+	return first < now ? first : now;
+}
 
 /* recorder.c: forget tasks that exited before generation seq. */
 void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);

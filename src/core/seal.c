@@ -215,6 +215,8 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	}
 	for (uint32_t i = 0; i < g->nstr; i++)
 		put_s(s, g->str_arena + g->str_off[i], g->str_len[i]);
+	/* Version 2: the sections (docs/FORMAT.md); none is written yet. */
+	put_v(s, 0);
 	stage_flush(s);
 }
 
@@ -314,10 +316,12 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 		 * them: owe both, per CPU, to the next generation. */
 		r->st.events_discarded += g->nevents - g->by_type[FREC_EV_LOST];
 		for (uint32_t c = 0; c < r->ncpus; c++) {
-			rec_owe_lost(r, c, g->by_cpu[c] + g->drops[c]);
+			rec_owe_lost(r, c, g->by_cpu[c] + g->drops[c], g->min_ts, g->max_ts);
 			lost_known += g->drops[c];
 		}
-		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->by_cpu[r->ncpus] + g->lost - lost_known);
+		rec_owe_lost(r, FREC_CPU_UNKNOWN, g->by_cpu[r->ncpus] + g->lost - lost_known,
+			     g->min_ts, g->max_ts);
+		r->floor_ts = end_ts;
 		gen_reset(r, now);
 		window_evict(r, now);
 		return err ? err : -ENOSPC;
@@ -342,6 +346,7 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	sg->nchunks = s.nchunks;
 	window_append(r, sg);
 	r->st.generations_sealed++;
+	r->floor_ts = end_ts;
 
 	gen_reset(r, now);
 	tasks_forget_exited(r, sg->seq);

@@ -334,6 +334,7 @@ struct synth_rand {
 	__u64 x;		/* xorshift state, nonzero */
 	__u64 ts;
 	unsigned ncpus;		/* events use CPUs up to ncpus + 5 */
+	bool all_types;		/* also the types only frecd makes (stack, trigger, gap) */
 	char strs[4][FREC_FILENAME_LEN];
 	unsigned nstr;
 };
@@ -409,10 +410,18 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 	unsigned ti = synth_below(s, SYNTH_NTHREADS);
 
 	memset(ev, 0, sizeof(*ev));
-	/* Mostly forward, sometimes backward: ring order is not time order. */
+	/* In time order, as frecd's merge of the per-CPU rings hands them
+	 * over: an event older than a generation sealed before it would be
+	 * late, and a lost event instead (test_pool covers that). */
 	s->ts += synth_below(s, 5000);
-	ev->ts = s->ts - synth_below(s, 8) * 100;
-	ev->type = 1 + synth_below(s, FREC_EV__MAX - 1);
+	ev->ts = s->ts;
+	if (s->all_types) {
+		do
+			ev->type = 1 + synth_below(s, FREC_EV__MAX - 1);
+		while (ev->type == FREC_EV_ESCAPE);
+	} else {
+		ev->type = 1 + synth_below(s, FREC_EV_LOST);
+	}
 	ev->cpu = synth_below(s, 8) ? synth_below(s, s->ncpus) : synth_below(s, s->ncpus + 5);
 	ev->tid = synth_tid(ti);
 	ev->tgid = synth_tgid(ti);
@@ -477,6 +486,28 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 		if (synth_below(s, 2))
 			ev->tid = ev->tgid = 0;
 		ev->lost.count = synth_rand_u64(s);
+		ev->lost.flags = synth_below(s, 4);	/* FREC_LOST_SPAN, _UNKNOWN */
+		if (ev->lost.flags & FREC_LOST_SPAN) {
+			ev->lost.first_ts = ev->ts - synth_below(s, 3) * synth_rand_u64(s);
+			ev->lost.last_ts = ev->lost.first_ts + synth_rand_u64(s);
+		}
+		break;
+	case FREC_EV_STACK:
+		ev->stack.kstack = (__u32)synth_rand_u64(s);
+		ev->stack.ustack = (__u32)synth_rand_u64(s);
+		break;
+	case FREC_EV_TRIGGER:
+		ev->trigger.id = (__u32)synth_rand_u64(s);
+		ev->trigger.flags = synth_below(s, 2);
+		ev->trigger.value = synth_rand_u64(s);
+		break;
+	case FREC_EV_GAP:
+		if (synth_below(s, 2))
+			ev->tid = ev->tgid = 0;
+		ev->cpu = synth_below(s, 2) ? FREC_CPU_UNKNOWN : ev->cpu;
+		ev->gap.kind = synth_below(s, 3);
+		ev->gap.first_ts = ev->ts - synth_below(s, 1000000);
+		ev->gap.last_ts = ev->gap.first_ts + synth_rand_u64(s);
 		break;
 	}
 }
@@ -525,7 +556,16 @@ static inline int synth_event_eq(const struct frec_event *a, const struct frec_e
 		       !memcmp(a->probe.args, b->probe.args, sizeof(a->probe.args)) &&
 		       a->probe.ret == b->probe.ret;
 	case FREC_EV_LOST:
-		return a->lost.count == b->lost.count;
+		return a->lost.count == b->lost.count && a->lost.flags == b->lost.flags &&
+		       a->lost.first_ts == b->lost.first_ts && a->lost.last_ts == b->lost.last_ts;
+	case FREC_EV_STACK:
+		return a->stack.kstack == b->stack.kstack && a->stack.ustack == b->stack.ustack;
+	case FREC_EV_TRIGGER:
+		return a->trigger.id == b->trigger.id && a->trigger.flags == b->trigger.flags &&
+		       a->trigger.value == b->trigger.value;
+	case FREC_EV_GAP:
+		return a->gap.kind == b->gap.kind && a->gap.first_ts == b->gap.first_ts &&
+		       a->gap.last_ts == b->gap.last_ts;
 	}
 	return 0;
 }

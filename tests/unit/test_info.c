@@ -22,7 +22,7 @@ static void test_text(void **state)
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	assert_int_equal(c.errlen, 0);
 	assert_int_equal(stat(f->path, &st), 0);
-	expect(c.out, "format:       1\n");
+	expect(c.out, "format:       2\n");
 	expect(c.out, "cpus:         2\n");
 	expect(c.out, "reason:       \"synth\"\n");
 	expect(c.out, "time span:    1.000000000 .. 1.001003000 (0.001003000 s)\n");
@@ -59,7 +59,7 @@ static void test_json(void **state)
 
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	assert_int_equal(count_lines(c.out), 1);
-	expect(c.out, "\"format_version\":1,");
+	expect(c.out, "\"format_version\":2,");
 	expect(c.out, "\"ncpus\":2,");
 	expect(c.out, "\"reason\":\"synth\",");
 	expect(c.out, "\"first_ts\":1000000000,\"last_ts\":1001003000,\"duration_ns\":1003000,"
@@ -67,7 +67,7 @@ static void test_json(void **state)
 	expect(c.out, "\"events_by_type\":{\"sched_switch\":4,\"sched_waking\":1,\"sched_wakeup\":0,"
 		      "\"sched_wakeup_new\":0,\"sched_process_fork\":1,\"sched_process_exec\":1,"
 		      "\"sched_process_exit\":1,\"task_rename\":1,\"sched_migrate_task\":0,\"uprobe\":1,"
-		      "\"uretprobe\":1,\"usdt\":0,\"lost\":1}");
+		      "\"uretprobe\":1,\"usdt\":0,\"lost\":1,\"stack\":0,\"trigger\":0,\"gap\":0}");
 	expect(c.out, "\"probes\":[{\"name\":\"uprobe:/bin/app:handle\",\"kind\":\"uprobe\",\"hits\":1},"
 		      "{\"name\":\"uretprobe:/bin/app:handle\",\"kind\":\"uretprobe\",\"hits\":1}]");
 	expect(c.out, "\"drops\":3,\"drops_by_cpu\":[0,3],");
