@@ -37,8 +37,14 @@ struct {
 	__array(values, struct frec_ring_map);
 } rings SEC(".maps");
 
-/* enum frec_counter; per CPU so that counting needs no atomics. The kernel
- * keeps no count of failed reserves, so this is the only record of drops. */
+/* enum frec_counter, per CPU. The kernel keeps no count of failed
+ * reserves, so this is the only record of drops. Per CPU is not enough to
+ * make a plain increment safe: programs nest on a CPU (a hard-IRQ
+ * sched_waking interrupts a uprobe or exec program, and uprobe programs
+ * run with only migration disabled, so they can even be preempted), and a
+ * nested program's increment between the outer one's load and store would
+ * be lost. Adds are atomic (BPF_ATOMIC_ADD, without fetch: every kernel
+ * since 5.10 has it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FREC_CNT__MAX);
@@ -46,13 +52,38 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+static __always_inline __u64 *counter(__u32 which)
+{
+	return bpf_map_lookup_elem(&counters, &which);
+}
+
 static __always_inline void count(__u32 which)
 {
-	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+	__u64 *c = counter(which);
 
-	/* This CPU's slot, and programs do not nest on one CPU: no atomics. */
 	if (c)
-		(*c)++;
+		__sync_fetch_and_add(c, 1);
+}
+
+/*
+ * A record that found no room: counted, and its time kept, so that the
+ * snapshot shows where the gap was rather than when frecd noticed it.
+ * frecd sets FIRST_TS to 0 after each read; the first drop after that
+ * sets it. The times are plain stores: a nested drop between the test and
+ * the store can move first_ts later, or last_ts earlier, by the nested
+ * program's run time, never outside the span of the drops themselves.
+ */
+static __always_inline void count_drop(void)
+{
+	__u64 ts = bpf_ktime_get_boot_ns();
+	__u64 *first = counter(FREC_CNT_DROP_FIRST_TS);
+	__u64 *last = counter(FREC_CNT_DROP_LAST_TS);
+
+	count(FREC_CNT_DROPPED);
+	if (first && !*first)
+		*first = ts;
+	if (last && *last < ts)
+		*last = ts;
 }
 
 /*
@@ -69,12 +100,12 @@ static __always_inline void *ring_reserve(void **ring, __u32 size, __u16 type)
 
 	rb = bpf_map_lookup_elem(&rings, &cpu);
 	if (!rb) {	/* a CPU frecd made no ring for */
-		count(FREC_CNT_DROPPED);
+		count_drop();
 		return NULL;
 	}
 	h = bpf_ringbuf_reserve(rb, size, 0);
 	if (!h) {
-		count(FREC_CNT_DROPPED);
+		count_drop();
 		return NULL;
 	}
 	*ring = rb;
