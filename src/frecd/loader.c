@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -32,7 +33,16 @@ struct frecd_bpf {
 	size_t nlinks;
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
+	__u64 swap_first, swap_last;	/* the last swap's hole, CLOCK_BOOTTIME */
 };
+
+static __u64 boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
 
 /* Effective capabilities, from /proc/self/status ("CapEff:\t000001ffffffffff"). */
 static __u64 effective_caps(void)
@@ -453,6 +463,7 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	char ignored[256];
 	int ret;
 
+	b->swap_first = b->swap_last = 0;
 	if (npids > FREC_MAX_PID_FILTER) {
 		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
 		return -E2BIG;
@@ -478,6 +489,9 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	ret = set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
 	if (ret)
 		goto fail;
+	/* The hole the swap leaves: from before the detach to after an
+	 * attach, marked in the recording by the caller (last_swap). */
+	b->swap_first = boottime_ns();
 	detach_all(b);
 	ret = attach_all(b, skel, err, errlen);
 	if (ret) {
@@ -487,8 +501,10 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
 			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
 				  ignored);
+		b->swap_last = boottime_ns();
 		goto fail;
 	}
+	b->swap_last = boottime_ns();
 	frec_bpf__destroy(b->skel);
 	b->skel = skel;
 	b->opts.wakeup = wakeup;
@@ -498,6 +514,12 @@ fail:
 	frecd_log__replay_libbpf();
 	frec_bpf__destroy(skel);
 	return ret;
+}
+
+void frecd_bpf__last_swap(const struct frecd_bpf *b, __u64 *first_ts, __u64 *last_ts)
+{
+	*first_ts = b->swap_first;
+	*last_ts = b->swap_last;
 }
 
 bool frecd_bpf__raw_tp(const struct frecd_bpf *b)

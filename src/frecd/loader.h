@@ -51,6 +51,10 @@ void frecd_bpf__destroy(struct frecd_bpf *b);
  */
 int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
 			  char *err, size_t errlen);
+/* The hole the last set_filter() left by swapping programs, CLOCK_BOOTTIME
+ * ns: from before the old set's detach to after a set was attached again
+ * (or the attempt ended); both 0 when it swapped none. */
+void frecd_bpf__last_swap(const struct frecd_bpf *b, __u64 *first_ts, __u64 *last_ts);
 
 /* The maps' descriptors; the same for frecd's whole run, reloads included.
  * rings_fd: the programs' array of per-CPU rings (for the probes' object);

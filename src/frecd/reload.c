@@ -227,6 +227,20 @@ static void set_probe_table(const struct frecd_service_opts *so, const struct fr
 			  strerror(-ret));
 }
 
+/* Change the filter; a swap of the scheduler programs is marked as a gap
+ * in the recording, whether or not it succeeded. */
+static int set_filter(const struct frecd_service_opts *so, struct frecd_daemon *d,
+		      const __u32 *tgids, size_t ntgids, bool wakeup, char *err, size_t errlen)
+{
+	int ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, wakeup, err, errlen);
+	__u64 first, last;
+
+	frecd_bpf__last_swap(so->bpf, &first, &last);
+	if (first)
+		frecd_daemon__mark_gap(d, FREC_GAP_RELOAD, first, last);
+	return ret;
+}
+
 /* Apply a checked plan; the old probes, if they change, are detached. */
 static int apply(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
 		 struct frecd_daemon *d)
@@ -239,8 +253,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	int ret = 0;
 
 	if (p->filter_changed) {
-		ret = frecd_bpf__set_filter(so->bpf, p->tgids, p->ntgids, p->next.wakeup, err,
-					    sizeof(err));
+		ret = set_filter(so, d, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
 		if (ret)
 			goto undo_probes;
 	}
@@ -254,8 +267,8 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 				    p->next.verbose, err, sizeof(err));
 		if (ret) {
 			if (p->filter_changed &&
-			    frecd_bpf__set_filter(so->bpf, rs->tgids, rs->ntgids, cur->wakeup, ignored,
-						  sizeof(ignored)))
+			    set_filter(so, d, rs->tgids, rs->ntgids, cur->wakeup, ignored,
+				       sizeof(ignored)))
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
 		}
