@@ -5,6 +5,10 @@
 #include <bpf/libbpf.h>
 #include <frec/recorder.h>
 #include "frecd/drops.h"
+#include "frecd/recursion.h"
+
+/* How often the recursion misses are read: a system call per program. */
+#define RECURSION_POLL_NS	1000000000ull
 
 struct frecd_drops {
 	int fd;
@@ -12,6 +16,7 @@ struct frecd_drops {
 	__u64 total;
 	__u64 *seen;	/* per CPU, as of the previous poll */
 	__u64 *now;	/* per CPU, scratch for the lookup */
+	__u64 recursion_polled;	/* CLOCK_BOOTTIME of the last read, 0: never */
 };
 
 struct frecd_drops *frecd_drops__new(int counters_fd)
@@ -66,7 +71,15 @@ long long frecd_drops__poll(struct frecd_drops *d, struct frec_recorder *rec, __
 		lost += delta;
 	}
 	d->total += lost;
+	if (!d->recursion_polled || now - d->recursion_polled >= RECURSION_POLL_NS)
+		frecd_drops__poll_recursion(d, rec, now);
 	return lost;
+}
+
+void frecd_drops__poll_recursion(struct frecd_drops *d, struct frec_recorder *rec, __u64 now)
+{
+	frecd_recursion__poll(rec, now);
+	d->recursion_polled = now;
 }
 
 __u64 frecd_drops__total(const struct frecd_drops *d)
