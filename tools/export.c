@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* frec export: option parsing and the output file; the formats are in
- * export_perfetto.c and export_chrome.c. */
-#include <errno.h>
+ * export_perfetto.c and export_chrome.c. The output is an outfile.h file: a
+ * regular OUT is replaced only when the export succeeds, or when it exits 3
+ * (damaged generations skipped: the trace of the intact ones is complete in
+ * itself and is what the user asked for); a failure (exit 1) leaves OUT as
+ * it was. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "outfile.h"
 #include "tools.h"
 
 void frec_export__usage(FILE *f)
@@ -31,8 +35,10 @@ void frec_export__usage(FILE *f)
 		"            exit and lost records. Timestamps in microseconds of BOOTTIME.\n"
 		"\n"
 		"  -f, --format FMT  perfetto or chrome (required)\n"
-		"  -o, --output OUT  write to OUT (default: standard output, which must not\n"
-		"                    be a terminal for the binary format)\n"
+		"  -o, --output OUT  write to OUT (default or '-': standard output, which\n"
+		"                    must not be a terminal for the binary format). A file\n"
+		"                    is replaced only at the end, and not if the export\n"
+		"                    fails; a device or FIFO is written to directly\n"
 		"  -z, --gzip        compress the output with gzip (both viewers open it)\n"
 		"      --stats       print events, bytes and events/s on stderr when done\n"
 		"  -h, --help        this help\n"
@@ -65,8 +71,8 @@ int cmd_export(int argc, char **argv)
 	struct frec_export_opts o = { 0 };
 	struct frec_export_stats st = { 0 };
 	const char *out_path = NULL;
+	struct frec_outfile *of = NULL;
 	bool stats = false;
-	FILE *out = stdout;
 	double t0;
 	int c, status;
 
@@ -110,31 +116,28 @@ int cmd_export(int argc, char **argv)
 			argc - optind);
 		return FREC_EXIT_USAGE;
 	}
-	if (!out_path && (o.format == FREC_EXPORT_PERFETTO || o.gzip) && isatty(STDOUT_FILENO)) {
+	if ((!out_path || !strcmp(out_path, "-")) && (o.format == FREC_EXPORT_PERFETTO || o.gzip) && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "frec export: not writing a binary trace to a terminal; add -o FILE\n");
 		return FREC_EXIT_USAGE;
 	}
-	if (out_path && strcmp(out_path, "-")) {
-		out = fopen(out_path, "w");
-		if (!out) {
-			fprintf(stderr, "frec: %s: %s\n", out_path, strerror(errno));
-			return FREC_EXIT_FAIL;
-		}
+	if (frec_outfile__same_file(out_path, argv[optind])) {
+		fprintf(stderr, "frec export: %s is the snapshot being exported; name another -o file\n",
+			out_path);
+		return FREC_EXIT_USAGE;
 	}
+	if (frec_outfile__open(out_path, stderr, &of))
+		return FREC_EXIT_FAIL;
 	t0 = now_s();
 	if (o.format == FREC_EXPORT_PERFETTO)
-		status = frec_export_perfetto__run(argv[optind], &o, out, stderr, &st);
+		status = frec_export_perfetto__run(argv[optind], &o, frec_outfile__stream(of),
+						   stderr, &st);
 	else
-		status = frec_export_chrome__run(argv[optind], &o, out, stderr, &st);
-	if (out != stdout) {
-		if (fclose(out) && status != FREC_EXIT_FAIL) {
-			fprintf(stderr, "frec: %s: %s\n", out_path, strerror(errno));
-			status = FREC_EXIT_FAIL;
-		}
-		/* no half-written trace under the name the user asked for */
-		if (status == FREC_EXIT_FAIL)
-			unlink(out_path);
-	}
+		status = frec_export_chrome__run(argv[optind], &o, frec_outfile__stream(of),
+						 stderr, &st);
+	if (status == FREC_EXIT_FAIL)
+		frec_outfile__abort(of);
+	else if (frec_outfile__commit(of, stderr))
+		status = FREC_EXIT_FAIL;
 	if (stats) {
 		double dt = now_s() - t0;
 

@@ -21,6 +21,7 @@
 #include "frecd/check.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
+#include "frecd/recursion.h"
 
 /* The kernel's own "not supported", which leaks out of bpf(2). */
 #ifndef ENOTSUPP
@@ -588,6 +589,35 @@ static bool check_programs(struct check *c, const struct frecd_options *o, bool 
 	return true;
 }
 
+/*
+ * Does the kernel say how often it skipped a program: recursion_misses in
+ * bpf_prog_info (5.12), read as frecd reads it, on a raw_tp test program.
+ * Not needed to run: without it, skipped runs are not counted.
+ */
+static bool check_recursion(struct check *c)
+{
+	struct test_prog t;
+	__u64 misses;
+	bool ok = false;
+	__u32 id;
+	int ret;
+
+	if (test_prog__load(&t, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0, false)) {
+		why(c, "loading a raw_tp program to read its bpf_prog_info: %s",
+		    refusal(errno, "Linux 4.17 (raw tracepoints)"));
+	} else if ((ret = frecd_recursion__read(t.prog_fd, &id, &misses)) == -EOPNOTSUPP) {
+		why(c, "this kernel's bpf_prog_info ends before recursion_misses (Linux 5.12): runs it skips because a program re-entered on its CPU are not counted");
+	} else if (ret) {
+		why(c, "reading a program's bpf_prog_info: %s", strerror(-ret));
+	} else {
+		ok = true;
+		why(c, "bpf_prog_info has recursion_misses: runs the kernel skips because a program re-entered on its CPU (raw_tp and tp_btf from Linux 6.1) are counted as lost");
+	}
+	test_prog__close(&t);
+	report(c, ok, "recursion");
+	return ok;
+}
+
 int frecd_check__run(const struct frecd_options *o, FILE *out)
 {
 	enum frecd_log_level level = frecd_log__level();
@@ -610,6 +640,7 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 	uprobe = check_uprobe(&c, &cookies);
 	usdt = check_usdt(&c, uprobe, cookies);
 	progs = check_programs(&c, o, btf != NULL);
+	check_recursion(&c);
 	frecd_log__set_level(level);
 
 	if (!caps)

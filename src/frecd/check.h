@@ -11,8 +11,9 @@
  * for the kernel release, the capabilities (CAP_BPF, CAP_PERFMON,
  * CAP_SYS_ADMIN), kernel BTF, the BPF ring buffer, each program type
  * (tp_btf, raw_tp, and the classic tracepoint with tracefs), uprobes (on a
- * function of frecd itself, with a BPF cookie), USDT, and finally frecd's own
- * scheduler programs as configured; then one line saying whether frecd can
+ * function of frecd itself, with a BPF cookie), USDT, frecd's own scheduler
+ * programs as configured, and whether the kernel counts the runs it skips
+ * (recursion; not needed to run); then one line saying whether frecd can
  * run. The small test programs count their own hits in an array map, so
  * "ok" means loaded, attached and fired.
  */

@@ -16,6 +16,7 @@
 #include "frecd/options.h"
 #include "frecd/outdir.h"
 #include "frecd/proc.h"
+#include "frecd/recursion.h"
 #include "frecd/ring.h"
 #include "frecd/service.h"
 #include "frecd/status.h"
@@ -202,6 +203,7 @@ static int snapshot_start(struct frecd_daemon *d, const char *reason)
 	d->snapshot_seq++;
 	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
 	snprintf(d->snapshot_dir, sizeof(d->snapshot_dir), "%s", d->opts->output_dir);
+	frecd_drops__poll_recursion(d->drops, d->rec, clock_ns(CLOCK_BOOTTIME));
 	frec_recorder__seal(d->rec, drain(d));
 
 	memset(&job, 0, sizeof(job));
@@ -480,6 +482,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 	}
 	if (!ret) {
 		d.stall_until = 0;	/* the last drain always happens, and takes all */
+		frecd_drops__poll_recursion(d.drops, d.rec, clock_ns(CLOCK_BOOTTIME));
 		drain_until(&d, FRECD_RING_NO_CUT);
 		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
 		log_discards(&d, clock_ns(CLOCK_BOOTTIME), true);
@@ -502,6 +505,8 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->lost = frecd_drops__total(d->drops);
 	st->lost_by_cpu = frecd_drops__by_cpu(d->drops, &st->ncpus);
 	st->filtered = frecd_drops__filtered(d->drops);
+	st->recursion_misses = frecd_recursion__total();
+	st->recursion_counted = frecd_recursion__counted();
 	st->snapshots = d->snapshots;
 	st->snapshot_failures = d->snapshot_failures;
 	st->snapshot_in_progress = frecd_writer__busy(d->writer);

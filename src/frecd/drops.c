@@ -7,6 +7,10 @@
 #include <bpf/libbpf.h>
 #include <frec/recorder.h>
 #include "frecd/drops.h"
+#include "frecd/recursion.h"
+
+/* How often the recursion misses are read: a system call per program. */
+#define RECURSION_POLL_NS	1000000000ull
 
 struct frecd_drops {
 	int fd;
@@ -17,6 +21,7 @@ struct frecd_drops {
 	__u64 *first, *last;	/* per CPU: the drops' times (FREC_CNT_DROP_*_TS) */
 	__u64 *zero;		/* per CPU zeros, to clear FIRST_TS */
 	__u64 prev_poll;	/* when the previous poll read the counters */
+	__u64 recursion_polled;	/* CLOCK_BOOTTIME of the last read, 0: never */
 };
 
 struct frecd_drops *frecd_drops__new(int counters_fd)
@@ -103,12 +108,23 @@ long long frecd_drops__poll(struct frecd_drops *d, struct frec_recorder *rec, __
 		d->seen[cpu] = d->now[cpu];
 		first = d->first[cpu] >= d->prev_poll ? d->first[cpu] : d->prev_poll;
 		last = d->last[cpu] > first ? d->last[cpu] : first;
-		frec_recorder__add_lost_span(rec, cpu, delta, first, last, now);
+		if (first)
+			frec_recorder__add_lost_span(rec, cpu, delta, first, last, now);
+		else	/* the first poll, and the time was lost: noticed now */
+			frec_recorder__add_lost(rec, cpu, delta, now);
 		lost += delta;
 	}
 	d->prev_poll = now;
 	d->total += lost;
+	if (!d->recursion_polled || now - d->recursion_polled >= RECURSION_POLL_NS)
+		frecd_drops__poll_recursion(d, rec, now);
 	return lost;
+}
+
+void frecd_drops__poll_recursion(struct frecd_drops *d, struct frec_recorder *rec, __u64 now)
+{
+	frecd_recursion__poll(rec, now);
+	d->recursion_polled = now;
 }
 
 __u64 frecd_drops__total(const struct frecd_drops *d)

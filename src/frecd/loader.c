@@ -13,6 +13,7 @@
 #include "../../bpf/frec.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
+#include "frecd/recursion.h"
 
 #define MAX_LINKS	32
 
@@ -145,8 +146,11 @@ static const char *tracepoint_of(const struct bpf_program *prog)
 
 static void detach_all(struct frecd_bpf *b)
 {
-	while (b->nlinks)
+	while (b->nlinks) {
 		bpf_link__destroy(b->links[--b->nlinks]);
+		/* detached, still loaded: its last misses are read now */
+		frecd_recursion__untrack(bpf_program__fd(b->progs[b->nlinks]));
+	}
 }
 
 static void destroy_skel(struct frecd_bpf *b)
@@ -236,9 +240,12 @@ static int attach_all(struct frecd_bpf *b, struct frec_bpf *skel, char *err, siz
 			snprintf(err, errlen, "too many programs (internal limit %d)", MAX_LINKS);
 			return -E2BIG;
 		}
+		/* from its count before it can first run (best effort) */
+		frecd_recursion__track(bpf_program__fd(prog));
 		link = bpf_program__attach(prog);
 		if (!link) {
 			ret = -errno;
+			frecd_recursion__untrack(bpf_program__fd(prog));
 			snprintf(err, errlen, "cannot attach %s to %s: %s",
 				 bpf_program__name(prog), bpf_program__section_name(prog),
 				 strerror(-ret));

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "frecd/probe_set.h"
+#include "frecd/recursion.h"
 #include "probe.skel.h"
 
 static int has_kind(const struct frec_probes *p, __u32 kind)
@@ -76,6 +77,22 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 	return NULL;
 }
 
+/* The recursion misses of the loaded programs (recursion.h): counted from
+ * load, until they are detached. */
+static void track_programs(struct probe_bpf *skel, bool track)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (track)
+			frecd_recursion__track(bpf_program__fd(prog));
+		else
+			frecd_recursion__untrack(bpf_program__fd(prog));
+	}
+}
+
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen)
 {
@@ -83,6 +100,7 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	struct probe_bpf *skel = NULL;
 	size_t i, j, npids, nlinks = 0;
 	struct bpf_link **links = NULL;
+	bool loaded = false;
 	int ret = 0;
 
 	if (opts)
@@ -133,6 +151,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 				 "the verifier's log", strerror(-ret));
 		goto err_out;
 	}
+	track_programs(skel, true);
+	loaded = true;
 
 	links = calloc(p->n * (npids ? npids : 1), sizeof(*links));
 	if (!links) {
@@ -166,6 +186,8 @@ err_out:
 	while (nlinks)
 		bpf_link__destroy(links[--nlinks]);
 	free(links);
+	if (loaded)
+		track_programs(skel, false);
 	probe_bpf__destroy(skel);
 	return ret ? ret : -EINVAL;
 }
@@ -178,6 +200,7 @@ void frec_probes__detach(struct frec_probes *p)
 		bpf_link__destroy(p->links[--p->nlinks]);
 	free(p->links);
 	p->links = NULL;
+	track_programs(p->skel, false);
 	probe_bpf__destroy(p->skel);
 	p->skel = NULL;
 }

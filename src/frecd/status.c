@@ -79,6 +79,15 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	fprintf(out, "%s\n", shown ? ")" : "");
 	fprintf(out, LABEL "%llu events left out by -p\n", "filtered",
 		(unsigned long long)st->filtered);
+	if (st->recursion_counted > 0)
+		fprintf(out, LABEL "%llu runs the kernel skipped (a program fired on a CPU where it "
+			"was running), in the snapshot as lost\n", "recursion",
+			(unsigned long long)st->recursion_misses);
+	else if (!st->recursion_counted)
+		fprintf(out, LABEL "not counted: this kernel's bpf_prog_info has no recursion_misses "
+			"(Linux 5.12)\n", "recursion");
+	else
+		fprintf(out, LABEL "not known yet (no program attached)\n", "recursion");
 	fprintf(out, LABEL "every %u ms; longest wait %.1f ms, %llu waits over %u ms\n", "drain",
 		st->drain_period_ms, st->drain_gap_max_ns / 1e6,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
@@ -188,7 +197,12 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	fputs(",\"lost_by_cpu\":[", out);
 	for (cpu = 0; cpu < st->ncpus && st->lost_by_cpu; cpu++)
 		fprintf(out, "%s%llu", cpu ? "," : "", (unsigned long long)st->lost_by_cpu[cpu]);
-	fprintf(out, "],\"filtered\":%llu,", (unsigned long long)st->filtered);
+	fprintf(out, "],\"filtered\":%llu,\"recursion_misses\":", (unsigned long long)st->filtered);
+	/* null: not counted by this kernel (or not known yet) */
+	if (st->recursion_counted > 0)
+		fprintf(out, "%llu,", (unsigned long long)st->recursion_misses);
+	else
+		fputs("null,", out);
 	fprintf(out, "\"drain\":{\"period_ms\":%u,\"max_wait_ns\":%llu,\"slow_waits\":%llu,\"slow_ms\":%u},",
 		st->drain_period_ms, (unsigned long long)st->drain_gap_max_ns,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);

@@ -39,6 +39,11 @@ struct frecd_status {
 	__u32 ncpus;
 	const __u64 *lost_by_cpu;	/* ncpus entries */
 	__u64 filtered;			/* events the -p filter left out */
+	/* Runs the kernel skipped, a program fired on a CPU where it already
+	 * ran (recursion.h), since start; 1 counted, 0 this kernel does not
+	 * count them, -1 not known (nothing attached yet). */
+	__u64 recursion_misses;
+	int recursion_counted;
 
 	/* The event loop's drains: how often, and the longest wait between
 	 * two since start (a ring overflows when it fills within one). */

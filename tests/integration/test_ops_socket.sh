@@ -31,10 +31,22 @@ assert_eq "status: probes" "probes        0" "$(grep '^probes' status.out)"
 assert_eq "status: no final ok line" 0 "$(grep -c '^ok' status.out)"
 grep -q '^events        [0-9]' status.out || fail "status: no events line"
 grep -q '^lost          0' status.out || fail "status: no lost line"
+# the runs the kernel skipped (bpf_prog_info.recursion_misses, 5.12)
+case $(uname -r) in
+[0-4].*|5.[0-9].*|5.1[01].*)
+	recursion_text="recursion     not counted: this kernel's bpf_prog_info has no recursion_misses (Linux 5.12)"
+	recursion_json=null ;;
+*)
+	recursion_text="recursion     0 runs the kernel skipped (a program fired on a CPU where it was running), in the snapshot as lost"
+	recursion_json=0 ;;
+esac
+assert_eq "status: recursion" "$recursion_text" "$(grep '^recursion' status.out)"
 
 "$FREC" status --json --socket "$sock" > status.json || fail "frec status --json failed"
 assert_eq "status --json: one line" 1 "$(wc -l < status.json)"
 assert_eq "status --json: pid" "$FRECD_PID" "$(awk "$jq_awk"'{ print jget($0, "pid") }' status.json)"
+grep -q "\"filtered\":[0-9]*,\"recursion_misses\":$recursion_json," status.json ||
+	fail "status --json: recursion_misses: $(cat status.json)"
 grep -q '"snapshots":{"written":0,"failed":0,"in_progress":false,"last":null,' status.json ||
 	fail "status --json: snapshots: $(cat status.json)"
 grep -q '"retention":{"keep":100,"keep_bytes":1073741824},"probes":\[\]}$' status.json ||
