@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
+#include "frecd/kversion.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/recursion.h"
@@ -212,6 +213,7 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	skel->rodata->self_tgid = opts->self_tgid;
 	skel->rodata->filter_pids = opts->npids > 0;
 	skel->rodata->switch_has_state_arg = has_state;
+	skel->rodata->kernel_version = frecd_kversion__get();
 
 	ret = frec_bpf__load(skel);
 	if (ret) {
@@ -386,6 +388,8 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 		return NULL;
 	}
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
+	log_debug("kernel version %u.%u.%u", frecd_kversion__get() >> 16,
+		  frecd_kversion__get() >> 8 & 0xff, frecd_kversion__get() & 0xff);
 	ret = create_rings(b, opts->ring_bytes, err, errlen);
 	if (ret)
 		goto done;
