@@ -13,7 +13,11 @@
  *    call is written when it ends (calls.c pairs entries and returns across
  *    generations); one that never returned is marked "unfinished". USDT and
  *    unpaired hits are instants there;
- *  - lost records are instants on their CPU's lane.
+ *  - lost records are instants on their CPU's lane;
+ *  - a broken switch chain (cpu_chain.h: the kernel reported no switch out
+ *    of the thread switched in) ends that thread's running slice at its last
+ *    event seen on the CPU, and an instant "switch chain break" on the CPU's
+ *    lane marks where the unknown time ends.
  *
  * Pseudo ids never collide with real ones: Linux pids stay below
  * PID_MAX_LIMIT (2^22).
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calls.h"
+#include "cpu_chain.h"
 #include "json.h"
 #include "map.h"
 #include "out.h"
@@ -49,6 +54,7 @@ struct cexport {
 	struct frec_walk *w;
 	struct frec_out *o;
 	struct frec_calls *calls;
+	struct frec_chain *chain;
 	bool first;			/* no event written yet: no comma */
 	struct frec_map named;		/* tid -> index into names: thread_name written */
 	struct lane_name *names;
@@ -225,6 +231,9 @@ static struct cpu_run *cpu_of(struct cexport *x, __u32 cpu)
 	return &x->cpus[cpu];
 }
 
+static void instant_begin(struct cexport *x, const char *name, const char *cat, __u64 ts,
+			  __u32 pid, __u32 tid);
+
 /* What ran on a CPU from since to ts: on its thread's lane and the CPU's. */
 static void running(struct cexport *x, __u32 cpu, const struct cpu_run *r, __u64 ts)
 {
@@ -247,14 +256,25 @@ static void running(struct cexport *x, __u32 cpu, const struct cpu_run *r, __u64
 	frec_out__printf(x->o, ",\"args\":{\"tid\":%u,\"pid\":%u}}", r->tid, r->tgid);
 }
 
-static void on_switch(struct cexport *x, const struct frec_event *ev)
+static void on_switch(struct cexport *x, const struct frec_event *ev,
+		      enum frec_chain_verdict v, const struct frec_chain_run *run)
 {
 	struct cpu_run *r = cpu_of(x, ev->cpu);
 	const struct frec_thread *t;
 
 	if (!r)
 		return;
-	running(x, ev->cpu, r, ev->ts);
+	if (v == FREC_CHAIN_BREAK && r->known && r->tid == run->tid) {
+		/* it ran until its last event seen; the rest is not known */
+		running(x, ev->cpu, r, run->last_ts);
+		instant_begin(x, "switch chain break", "sched", ev->ts, CPUS_PID, CPU_LANE(ev->cpu));
+		frec_out__printf(x->o, "\"switched_in\":%u,\"prev\":%u,\"unknown_since\":",
+				 run->tid, ev->sw.prev_pid);
+		frec_out__usecs(x->o, run->last_ts);
+		frec_out__str(x->o, "}}");
+	} else {
+		running(x, ev->cpu, r, ev->ts);
+	}
 	name_thread(x, ev->sw.next_pid);
 	r->known = true;
 	r->tid = ev->sw.next_pid;
@@ -482,13 +502,17 @@ static int export_gen(struct cexport *x)
 
 	if ((rc = frec_calls__gen(x->calls, frec_walk__gen(x->w))))
 		return rc;
+	frec_chain__gen(x->chain, x->w);
 	while (!x->err && (ev = frec_walk__next_event(x->w))) {
+		struct frec_chain_run run;
+		enum frec_chain_verdict v = frec_chain__event(x->chain, ev, &run);
+
 		x->events++;
 		if (ev->ts > x->last_ts)
 			x->last_ts = ev->ts;
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:
-			on_switch(x, ev);
+			on_switch(x, ev, v, &run);
 			break;
 		case FREC_EV_PROCESS_FORK:
 		case FREC_EV_PROCESS_EXEC:
@@ -515,7 +539,7 @@ static int export_gen(struct cexport *x)
 		if (frec_out__error(x->o))
 			return frec_out__error(x->o);
 	}
-	return x->err;
+	return x->err ? x->err : frec_chain__error(x->chain);
 }
 
 static void header(struct cexport *x)
@@ -550,8 +574,9 @@ int frec_export_chrome__run(const char *path, const struct frec_export_opts *opt
 	if (!x.w)
 		return status;
 	x.calls = frec_calls__new();
+	x.chain = frec_chain__new();
 	x.o = frec_out__new(out, opts && opts->gzip);
-	if (!x.calls || !x.o) {
+	if (!x.calls || !x.chain || !x.o) {
 		rc = -ENOMEM;
 	} else {
 		header(&x);
@@ -580,6 +605,7 @@ int frec_export_chrome__run(const char *path, const struct frec_export_opts *opt
 		frec_walk__fail(x.w);
 	}
 	frec_calls__free(x.calls);
+	frec_chain__free(x.chain);
 	frec_map__fini(&x.named);
 	frec_map__fini(&x.pnamed);
 	frec_map__fini(&x.plane);

@@ -17,11 +17,49 @@
  *    arguments and the return value go in debug annotations.
  * No clock is set: Perfetto then takes timestamps as CLOCK_BOOTTIME, which is
  * what the BPF programs record.
+ *
+ * What trace_processor needs besides the events, written first:
+ *  - system_info with the utsname's sysname and release (the header's
+ *    kernel_release): without a release trace_processor decodes prev_state
+ *    with Linux 4.4's bits, in which 0x80 (idle) reads as K and 0x100
+ *    (preempted) as W. frec stores the bits of 4.14 and later. The machine
+ *    is not in the snapshot header: it is left out rather than guessed
+ *    (trace_processor only uses it for syscall tables, which frec has none
+ *    of);
+ *  - a ClockSnapshot pairing BOOTTIME and REALTIME (the header's offset), so
+ *    that the UI can show wall-clock time;
+ *  - FtraceStats at the start and the end (phase START_OF_TRACE with zeros,
+ *    END_OF_TRACE with the records lost on each CPU as dropped_events):
+ *    trace_processor's stats table then shows the losses as
+ *    ftrace_cpu_dropped_events_delta, an error, per CPU. Records lost on no
+ *    known CPU are only in the bundles' lost_events.
+ *
+ * Switches: trace_processor takes a compact switch's prev from the switch
+ * before it on the CPU (and skips the first compact switch of each CPU of
+ * the trace, having none). So a switch is written as a full
+ * FtraceEvent.sched_switch, with the prev the kernel named, when what
+ * trace_processor would infer is not that prev: the first switch of each CPU,
+ * the first after records were lost, and a broken chain (cpu_chain.h). At a
+ * break the run of the thread switched in ends at its last event seen on the
+ * CPU with a switch to the idle task written there (state R: frec does not
+ * know it), so that the CPU shows nothing where nothing is known; the kernel's
+ * switch follows, which trace_processor counts in its stats as
+ * mismatched_sched_switch_tids. After lost records, a run that the next
+ * switch does not continue ends the same way, at the loss.
+ *
+ * Lifetimes: trace_processor starts threads and processes at task_newtask
+ * and ends them at sched_process_free, so these are written beside the
+ * kernel's sched_process_fork and sched_process_exit (free at the exit: frec
+ * does not record the free). frec records no clone flags: task_newtask says
+ * CLONE_THREAD when the child joined its parent's thread group, nothing
+ * else. A process tree names a process's parent (ppid) when a fork seen
+ * earlier in the walk created it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "calls.h"
+#include "cpu_chain.h"
 #include "map.h"
 #include "out.h"
 #include "pb.h"
@@ -31,12 +69,34 @@
 /* TracePacket */
 #define TP_FTRACE_EVENTS	1
 #define TP_PROCESS_TREE		2
+#define TP_CLOCK_SNAPSHOT	6
 #define TP_TIMESTAMP		8
 #define TP_SEQ_ID		10
 #define TP_TRACK_EVENT		11
 #define TP_SEQ_FLAGS		13
+#define TP_FTRACE_STATS		34
+#define TP_SYSTEM_INFO		45
 #define TP_TRACK_DESCRIPTOR	60
 #define SEQ_INCREMENTAL_STATE_CLEARED	1
+/* SystemInfo, Utsname */
+#define SI_UTSNAME		1
+#define SI_NUM_CPUS		8
+#define UTS_SYSNAME		1
+#define UTS_RELEASE		3
+/* ClockSnapshot, ClockSnapshot.Clock, builtin clock ids */
+#define CLS_CLOCKS		1
+#define CLS_PRIMARY_CLOCK	2
+#define CLK_ID			1
+#define CLK_TIMESTAMP		2
+#define CLOCK_REALTIME_ID	1
+#define CLOCK_BOOTTIME_ID	6
+/* FtraceStats, FtraceCpuStats */
+#define FS_PHASE		1
+#define FS_CPU_STATS		2
+#define FS_START_OF_TRACE	1
+#define FS_END_OF_TRACE		2
+#define FCS_CPU			1
+#define FCS_DROPPED_EVENTS	8
 /* FtraceEventBundle */
 #define FB_CPU			1
 #define FB_EVENT		2
@@ -57,17 +117,22 @@
 /* FtraceEvent */
 #define FE_TIMESTAMP		1
 #define FE_PID			2
+#define FE_SCHED_SWITCH		4
 #define FE_SCHED_WAKEUP		17
 #define FE_SCHED_WAKEUP_NEW	114
+#define FE_TASK_NEWTASK		235
 #define FE_TASK_RENAME		236
 #define FE_PROCESS_EXEC		237
 #define FE_PROCESS_EXIT		238
 #define FE_PROCESS_FORK		239
+#define FE_PROCESS_FREE		240
+#define CLONE_THREAD_		0x00010000	/* include/uapi/linux/sched.h */
 #define FE_MIGRATE_TASK		491
 /* ProcessTree */
 #define PT_PROCESSES		1
 #define PT_THREADS		2
 #define PT_PROC_PID		1
+#define PT_PROC_PPID		2
 #define PT_PROC_CMDLINE		3
 #define PT_PROC_CMDLINE_IS_COMM	9
 #define PT_THR_TID		1
@@ -119,6 +184,13 @@ struct bundle {
 	__u32 nsw, nwk, nev;
 	bool lost;		/* records were lost before this bundle's events */
 	bool used;
+	/* what trace_processor takes as the CPU's current thread after what
+	 * was written: the next of the last switch */
+	bool tp_known;
+	__u32 tp_pid;
+	__s32 tp_prio;
+	bool lost_since;	/* records lost on the CPU since that switch */
+	__u64 lost_ts;		/* the first of those losses */
 	struct intern in;
 	/* tid -> intern index + 1: most events name a thread already interned
 	 * in the bundle, and this skips both the name lookup and the hashing.
@@ -135,6 +207,11 @@ struct pexport {
 	struct frec_calls *calls;
 	struct frec_map tracks;		/* tid -> track uuid announced */
 	struct frec_map seen;		/* tgids in the current process tree */
+	struct frec_map ppids;		/* tgid -> ppid, from the forks walked */
+	struct frec_chain *chain;
+	__u64 *lost;			/* per CPU: records lost */
+	__u32 nlost;
+	__u64 last_ts;
 	bool seq_started;
 	__u64 events;
 	int err;
@@ -381,13 +458,60 @@ static void forget_comm(struct pexport *x, __u32 tid)
 		frec_map__del(&x->cpus[cpu].by_tid, tid);
 }
 
-static void add_switch(struct pexport *x, const struct frec_event *ev)
+/* A sched_switch as a full FtraceEvent in the CPU's bundle. */
+static void full_switch(struct pexport *x, struct bundle *b, __u32 cpu, __u64 ts, __u32 prev,
+			__s32 prev_prio, __u64 prev_state, __u32 next, __s32 next_prio)
+{
+	char buf[FREC_COMM_LEN + 8], buf2[FREC_COMM_LEN + 8];
+	struct frec_pb *p = &b->events;
+
+	frec_pb__begin(p, FB_EVENT);
+	frec_pb__uint(p, FE_TIMESTAMP, ts);
+	frec_pb__uint(p, FE_PID, prev);
+	frec_pb__begin(p, FE_SCHED_SWITCH);
+	frec_pb__string(p, 1, comm_of(x, prev, cpu, buf));
+	frec_pb__int(p, 2, (__s32)prev);
+	frec_pb__int(p, 3, prev_prio);
+	frec_pb__int(p, 4, (__s64)prev_state);
+	frec_pb__string(p, 5, comm_of(x, next, cpu, buf2));
+	frec_pb__int(p, 6, (__s32)next);
+	frec_pb__int(p, 7, next_prio);
+	frec_pb__end(p);
+	frec_pb__end(p);
+	b->nev++;
+	b->tp_known = true;
+	b->tp_pid = next;
+	b->tp_prio = next_prio;
+	b->lost_since = false;
+}
+
+/* The idle task's prio, as the kernel's sched_switch prints it. */
+#define IDLE_PRIO	120
+
+static void add_switch(struct pexport *x, const struct frec_event *ev,
+		       enum frec_chain_verdict v, const struct frec_chain_run *run)
 {
 	struct bundle *b = bundle_of(x, ev->cpu);
 	long idx;
 
 	if (!b)
 		return;
+	if (v != FREC_CHAIN_OK || !b->tp_known || b->tp_pid != ev->sw.prev_pid) {
+		/* trace_processor would infer another prev: end what it takes
+		 * as running where frec last knew of it, then say who the
+		 * kernel named */
+		if (v == FREC_CHAIN_BREAK && b->tp_known && b->tp_pid == run->tid && run->tid)
+			full_switch(x, b, ev->cpu, run->last_ts, run->tid, run->prio, 0, 0, IDLE_PRIO);
+		else if (b->tp_known && b->lost_since && b->tp_pid != ev->sw.prev_pid && b->tp_pid)
+			full_switch(x, b, ev->cpu, b->lost_ts, b->tp_pid, b->tp_prio, 0, 0, IDLE_PRIO);
+		full_switch(x, b, ev->cpu, ev->ts, ev->sw.prev_pid, ev->sw.prev_prio,
+			    ev->sw.prev_state, ev->sw.next_pid, ev->sw.next_prio);
+		maybe_flush(x, ev->cpu);
+		return;
+	}
+	b->tp_pid = ev->sw.next_pid;
+	b->tp_prio = ev->sw.next_prio;
+	b->lost_since = false;
 	idx = comm_index(x, b, ev->sw.next_pid, ev->cpu);
 	if (idx < 0)
 		return;
@@ -428,6 +552,7 @@ static void add_ftrace_event(struct pexport *x, const struct frec_event *ev)
 {
 	struct bundle *b = bundle_of(x, ev->cpu);
 	char buf[FREC_COMM_LEN + 8], buf2[FREC_COMM_LEN + 8];
+	const char *comm;
 	struct frec_pb *p;
 
 	if (!b)
@@ -450,8 +575,21 @@ static void add_ftrace_event(struct pexport *x, const struct frec_event *ev)
 		frec_pb__begin(p, FE_PROCESS_FORK);
 		frec_pb__string(p, 1, comm_of(x, ev->fork.parent_pid, ev->cpu, buf));
 		frec_pb__int(p, 2, (__s32)ev->fork.parent_pid);
-		frec_pb__string(p, 3, comm_of(x, ev->fork.child_pid, ev->cpu, buf2));
+		comm = comm_of(x, ev->fork.child_pid, ev->cpu, buf2);
+		frec_pb__string(p, 3, comm);
 		frec_pb__int(p, 4, (__s32)ev->fork.child_pid);
+		frec_pb__end(p);
+		frec_pb__end(p);
+		b->nev++;
+		/* the same moment as trace_processor counts lifetimes */
+		frec_pb__begin(p, FB_EVENT);
+		frec_pb__uint(p, FE_TIMESTAMP, ev->ts);
+		frec_pb__uint(p, FE_PID, ev->fork.parent_pid);
+		frec_pb__begin(p, FE_TASK_NEWTASK);
+		frec_pb__int(p, 1, (__s32)ev->fork.child_pid);
+		frec_pb__string(p, 2, comm);
+		if (frec_walk__tgid(x->w, ev->fork.child_pid) != ev->fork.child_pid)
+			frec_pb__uint(p, 3, CLONE_THREAD_);
 		break;
 	case FREC_EV_PROCESS_EXEC:
 		frec_pb__begin(p, FE_PROCESS_EXEC);
@@ -461,9 +599,19 @@ static void add_ftrace_event(struct pexport *x, const struct frec_event *ev)
 		break;
 	case FREC_EV_PROCESS_EXIT:
 		frec_pb__begin(p, FE_PROCESS_EXIT);
-		frec_pb__string(p, 1, comm_of(x, ev->exit.pid, ev->cpu, buf));
+		comm = comm_of(x, ev->exit.pid, ev->cpu, buf);
+		frec_pb__string(p, 1, comm);
 		frec_pb__int(p, 2, (__s32)ev->exit.pid);
 		frec_pb__int(p, 3, (__s32)ev->exit.tgid);
+		frec_pb__end(p);
+		frec_pb__end(p);
+		b->nev++;
+		frec_pb__begin(p, FB_EVENT);
+		frec_pb__uint(p, FE_TIMESTAMP, ev->ts);
+		frec_pb__uint(p, FE_PID, ev->tid);
+		frec_pb__begin(p, FE_PROCESS_FREE);
+		frec_pb__string(p, 1, comm);
+		frec_pb__int(p, 2, (__s32)ev->exit.pid);
 		break;
 	case FREC_EV_TASK_RENAME:
 		frec_pb__begin(p, FE_TASK_RENAME);
@@ -490,7 +638,7 @@ static void add_ftrace_event(struct pexport *x, const struct frec_event *ev)
 	maybe_flush(x, ev->cpu);
 }
 
-static void lost_on(struct pexport *x, __u32 cpu)
+static void lost_on(struct pexport *x, __u32 cpu, __u64 ts)
 {
 	struct bundle *b = bundle_of(x, cpu);
 
@@ -500,20 +648,72 @@ static void lost_on(struct pexport *x, __u32 cpu)
 	 * the current bundle here and flag the next one */
 	flush_bundle(x, cpu);
 	b->lost = true;
+	if (!b->lost_since) {
+		b->lost_since = true;
+		b->lost_ts = ts;
+	}
 }
 
 static void add_lost(struct pexport *x, const struct frec_event *ev)
 {
+	if (ev->cpu < FREC_MAX_CPUS && ev->cpu >= x->nlost) {
+		__u64 *l = realloc(x->lost, (ev->cpu + 1) * sizeof(*l));
+
+		if (!l) {
+			x->err = -ENOMEM;
+			return;
+		}
+		memset(l + x->nlost, 0, (ev->cpu + 1 - x->nlost) * sizeof(*l));
+		x->lost = l;
+		x->nlost = ev->cpu + 1;
+	}
+	if (ev->cpu < x->nlost)
+		x->lost[ev->cpu] += ev->lost.count;
 	/* Lost on no known CPU: every CPU may miss data. */
 	if (ev->cpu == FREC_CPU_UNKNOWN) {
 		for (__u32 c = 0; c < x->ncpus && !x->err; c++)
-			lost_on(x, c);
+			lost_on(x, c, ev->ts);
 		return;
 	}
-	lost_on(x, ev->cpu);
+	lost_on(x, ev->cpu, ev->ts);
 }
 
 /* ---- process tree --------------------------------------------------------- */
+
+/* A fork that made a new process: its parent is the forking thread's
+ * process. */
+static void learn_parent(struct pexport *x, const struct frec_event *ev)
+{
+	__u32 child = ev->fork.child_pid;
+	uint64_t *slot;
+
+	if (frec_walk__tgid(x->w, child) != child)
+		return;		/* a thread of its parent's process */
+	slot = frec_map__put(&x->ppids, child, NULL);
+	if (!slot) {
+		x->err = -ENOMEM;
+		return;
+	}
+	*slot = frec_walk__tgid(x->w, ev->fork.parent_pid);
+}
+
+/* The parent process of tgid, 0 when not known: from the forks walked so
+ * far. A ppid that the snapshot's process table may name is to be taken
+ * here where no fork gives one. */
+static __u32 ppid_of(const struct pexport *x, __u32 tgid)
+{
+	uint64_t *slot = frec_map__get(&x->ppids, tgid);
+
+	return slot ? (__u32)*slot : 0;
+}
+
+static void ppid_field(struct frec_pb *p, const struct pexport *x, __u32 tgid)
+{
+	__u32 ppid = ppid_of(x, tgid);
+
+	if (ppid)
+		frec_pb__int(p, PT_PROC_PPID, (__s32)ppid);
+}
 
 static void cmdline_args(struct frec_pb *p, const char *cmdline)
 {
@@ -550,6 +750,7 @@ static void process_tree(struct pexport *x)
 			continue;
 		frec_pb__begin(p, PT_PROCESSES);
 		frec_pb__int(p, PT_PROC_PID, (__s32)pr->tgid);
+		ppid_field(p, x, pr->tgid);
 		cmdline_args(p, pr->cmdline);
 		frec_pb__end(p);
 		if (!frec_map__put(&x->seen, pr->tgid, NULL))
@@ -566,6 +767,7 @@ static void process_tree(struct pexport *x)
 		lead = frec_walk__thread(x->w, t->tgid);
 		frec_pb__begin(p, PT_PROCESSES);
 		frec_pb__int(p, PT_PROC_PID, (__s32)t->tgid);
+		ppid_field(p, x, t->tgid);
 		frec_pb__strn(p, PT_PROC_CMDLINE, lead ? lead->comm : t->comm, FREC_COMM_LEN);
 		frec_pb__uint(p, PT_PROC_CMDLINE_IS_COMM, 1);
 		frec_pb__end(p);
@@ -821,11 +1023,17 @@ static int export_gen(struct pexport *x)
 	if ((rc = frec_calls__gen(x->calls, frec_walk__gen(x->w))))
 		return rc;
 	process_tree(x);
+	frec_chain__gen(x->chain, x->w);
 	while (!x->err && (ev = frec_walk__next_event(x->w))) {
+		struct frec_chain_run run;
+		enum frec_chain_verdict v = frec_chain__event(x->chain, ev, &run);
+
 		x->events++;
+		if (ev->ts > x->last_ts)
+			x->last_ts = ev->ts;
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:
-			add_switch(x, ev);
+			add_switch(x, ev, v, &run);
 			break;
 		case FREC_EV_SCHED_WAKING:
 			add_waking(x, ev);
@@ -844,6 +1052,7 @@ static int export_gen(struct pexport *x)
 			break;
 		case FREC_EV_PROCESS_FORK:
 			add_ftrace_event(x, ev);
+			learn_parent(x, ev);
 			/* a child the table did not name takes its parent's name */
 			forget_comm(x, ev->fork.child_pid);
 			break;
@@ -867,7 +1076,84 @@ static int export_gen(struct pexport *x)
 	/* memory stays bounded by one generation: flush every CPU */
 	for (cpu = 0; cpu < x->ncpus && !x->err; cpu++)
 		flush_bundle(x, cpu);
+	if (!x->err)
+		x->err = frec_chain__error(x->chain);
 	return x->err;
+}
+
+/* ---- what trace_processor needs to read the rest right -------------------- */
+
+static void system_info(struct pexport *x)
+{
+	const struct frec_header *h = frec_walk__header(x->w);
+	struct frec_pb *p = &x->pkt;
+
+	frec_pb__begin(p, 1);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
+	frec_pb__begin(p, TP_SYSTEM_INFO);
+	frec_pb__begin(p, SI_UTSNAME);
+	frec_pb__string(p, UTS_SYSNAME, "Linux");
+	if (h->kernel_release[0])
+		frec_pb__strn(p, UTS_RELEASE, h->kernel_release, sizeof(h->kernel_release));
+	frec_pb__end(p);
+	if (h->ncpus)
+		frec_pb__uint(p, SI_NUM_CPUS, h->ncpus);
+	frec_pb__end(p);
+	frec_pb__end(p);
+	emit_packet(x);
+}
+
+/* BOOTTIME, the trace's clock, at t and REALTIME then: the header's offset. */
+static void clock_snapshot(struct pexport *x, __u64 t)
+{
+	const struct frec_header *h = frec_walk__header(x->w);
+	struct frec_pb *p = &x->pkt;
+	__s64 real = (__s64)t + h->boottime_to_realtime_ns;
+
+	if (!h->boottime_to_realtime_ns || real < 0)
+		return;		/* not known: the UI shows boot time only */
+	frec_pb__begin(p, 1);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
+	frec_pb__begin(p, TP_CLOCK_SNAPSHOT);
+	frec_pb__begin(p, CLS_CLOCKS);
+	frec_pb__uint(p, CLK_ID, CLOCK_BOOTTIME_ID);
+	frec_pb__uint(p, CLK_TIMESTAMP, t);
+	frec_pb__end(p);
+	frec_pb__begin(p, CLS_CLOCKS);
+	frec_pb__uint(p, CLK_ID, CLOCK_REALTIME_ID);
+	frec_pb__uint(p, CLK_TIMESTAMP, (__u64)real);
+	frec_pb__end(p);
+	frec_pb__uint(p, CLS_PRIMARY_CLOCK, CLOCK_BOOTTIME_ID);
+	frec_pb__end(p);
+	frec_pb__end(p);
+	emit_packet(x);
+}
+
+/* Records lost per CPU, where trace_processor's stats table shows them: the
+ * difference between the END and START phases. */
+static void ftrace_stats(struct pexport *x, int phase, __u64 ts)
+{
+	const struct frec_header *h = frec_walk__header(x->w);
+	struct frec_pb *p = &x->pkt;
+	__u32 cpu, n = h->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : h->ncpus;
+
+	if (phase == FS_END_OF_TRACE && x->nlost > n)
+		n = x->nlost;
+	frec_pb__begin(p, 1);
+	frec_pb__uint(p, TP_TIMESTAMP, ts);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
+	frec_pb__begin(p, TP_FTRACE_STATS);
+	frec_pb__uint(p, FS_PHASE, (__u64)phase);
+	for (cpu = 0; cpu < n; cpu++) {
+		frec_pb__begin(p, FS_CPU_STATS);
+		frec_pb__uint(p, FCS_CPU, cpu);
+		frec_pb__uint(p, FCS_DROPPED_EVENTS,
+			      phase == FS_END_OF_TRACE && cpu < x->nlost ? x->lost[cpu] : 0);
+		frec_pb__end(p);
+	}
+	frec_pb__end(p);
+	frec_pb__end(p);
+	emit_packet(x);
 }
 
 int frec_export_perfetto__run(const char *path, const struct frec_export_opts *opts, FILE *out,
@@ -882,18 +1168,36 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_pb__init(&x.pkt);
 	frec_map__init(&x.tracks);
 	frec_map__init(&x.seen);
+	frec_map__init(&x.ppids);
 	x.w = frec_walk__open(path, &wo, err, &status);
 	if (!x.w)
 		return status;
 	x.calls = frec_calls__new();
+	x.chain = frec_chain__new();
 	x.o = frec_out__new(out, opts && opts->gzip);
-	if (!x.calls || !x.o) {
+	if (!x.calls || !x.chain || !x.o) {
 		rc = -ENOMEM;
 	} else {
-		while (!rc && frec_walk__next_gen(x.w) > 0)
+		bool started = false;
+
+		system_info(&x);
+		while (!rc && frec_walk__next_gen(x.w) > 0) {
+			if (!started) {
+				__u64 t0 = frec_walk__gen_info(x.w)->start_ts;
+
+				started = true;
+				clock_snapshot(&x, t0);
+				ftrace_stats(&x, FS_START_OF_TRACE, t0);
+				x.last_ts = t0;
+			}
 			rc = export_gen(&x);
+		}
 		if (!rc) {
 			open_calls(&x);
+			rc = x.err;
+		}
+		if (!rc && started) {
+			ftrace_stats(&x, FS_END_OF_TRACE, x.last_ts);
 			rc = x.err;
 		}
 	}
@@ -918,6 +1222,9 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_calls__free(x.calls);
 	frec_map__fini(&x.tracks);
 	frec_map__fini(&x.seen);
+	frec_map__fini(&x.ppids);
+	frec_chain__free(x.chain);
+	free(x.lost);
 	frec_pb__fini(&x.pkt);
 	return frec_walk__close(x.w);
 }

@@ -2,14 +2,17 @@
 /*
  * frec info: what a snapshot holds. The header, the time span, the
  * generations, events by type, hits per probe, drops per CPU and the bytes
- * each event costs in the file. Reads every event (to count probe hits and
- * find the exact time span) but keeps nothing per event.
+ * each event costs in the file, and the broken switch chains (cpu_chain.h).
+ * Reads every event (to count probe hits and breaks and find the exact time
+ * span) but keeps nothing per event; the walk is sorted because a chain is
+ * followed in time order.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "cpu_chain.h"
 #include "json.h"
 #include "map.h"
 #include "out.h"
@@ -35,6 +38,7 @@ struct info {
 	size_t nprobes;
 	__u64 unnamed_probe_hits;
 	__u64 raw_bytes, block_bytes;
+	__u64 chain_breaks;
 };
 
 void frec_info__usage(FILE *f)
@@ -45,7 +49,9 @@ void frec_info__usage(FILE *f)
 		"Describe a snapshot: host, kernel, boot id, CPUs, frec and format versions,\n"
 		"why and when it was taken, the recorder's configuration, the time span,\n"
 		"generations (and damaged ones skipped), events by type, hits per probe,\n"
-		"records lost per CPU (always listed, 0 when none) and bytes per event.\n"
+		"records lost per CPU (always listed, 0 when none), broken switch chains\n"
+		"(a sched_switch naming another prev than the thread switched in before on\n"
+		"that CPU: the kernel reported no switch out of it) and bytes per event.\n"
 		"\n"
 		"  -j, --json   one JSON object instead of text\n"
 		"  -h, --help   this help\n");
@@ -96,8 +102,11 @@ static int add_drops(struct info *in, const struct frec_gen_info *gi)
 static int collect(struct frec_walk *w, struct info *in)
 {
 	struct frec_map ids;	/* probe id -> index + 1 into in->probes, per generation */
+	struct frec_chain *chain = frec_chain__new();
 	int rc = 0;
 
+	if (!chain)
+		return -ENOMEM;
 	frec_map__init(&ids);
 	in->first_ts = in->gen_first = UINT64_MAX;
 	while (frec_walk__next_gen(w) > 0) {
@@ -129,9 +138,11 @@ static int collect(struct frec_walk *w, struct info *in)
 			}
 			*slot = (uint64_t)k + 1;
 		}
+		frec_chain__gen(chain, w);
 		while ((ev = frec_walk__next_event(w))) {
 			uint64_t *slot;
 
+			frec_chain__event(chain, ev, NULL);
 			in->events++;
 			if (ev->type < FREC_EV__MAX)
 				in->by_type[ev->type]++;
@@ -151,7 +162,11 @@ static int collect(struct frec_walk *w, struct info *in)
 				in->unnamed_probe_hits++;
 		}
 	}
+	if (!rc)
+		rc = frec_chain__error(chain);
 out:
+	in->chain_breaks = frec_chain__breaks(chain);
+	frec_chain__free(chain);
 	frec_map__fini(&ids);
 	return rc;
 }
@@ -277,6 +292,7 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 	for (i = 0; i < ncpus; i++)
 		frec_out__printf(o, "  cpu %-16u %llu\n", i,
 				 (unsigned long long)(i < in->ndrops ? in->drops[i] : 0));
+	frec_out__printf(o, "chain breaks: %llu\n", (unsigned long long)in->chain_breaks);
 	frec_out__printf(o, "bytes/event:  %.2f (%llu bytes in generation blocks, %llu uncompressed)\n",
 			 in->events ? (double)fsize / (double)in->events : 0.0,
 			 (unsigned long long)in->block_bytes, (unsigned long long)in->raw_bytes);
@@ -371,6 +387,7 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 		frec_out__u64(o, i < in->ndrops ? in->drops[i] : 0);
 	}
 	frec_out__char(o, ']');
+	json_u64(o, "chain_breaks", in->chain_breaks, true);
 	frec_out__printf(o, ",\"bytes_per_event\":%.3f",
 			 in->events ? (double)fsize / (double)in->events : 0.0);
 	json_u64(o, "block_bytes", in->block_bytes, true);
@@ -380,7 +397,7 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 
 int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *out, FILE *err)
 {
-	struct frec_walk_opts wo = { .sorted = false };
+	struct frec_walk_opts wo = { .sorted = true };
 	struct info in;
 	struct frec_walk *w;
 	struct frec_out *o;

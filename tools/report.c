@@ -5,7 +5,10 @@
  *  2. run-queue latency, from sched_waking (or _wakeup, _wakeup_new) of a task
  *     to its sched_switch onto a CPU, overall and for the worst threads;
  *  3. per probe: hits; per probed function: calls and entry -> return latency;
- *  4. records lost, per CPU and per generation.
+ *  4. records lost, per CPU and per generation;
+ *  5. broken switch chains (cpu_chain.h): a switch naming another prev than
+ *     the thread switched in before ends that thread's run at its last event
+ *     seen on the CPU; the time from there to the switch is nobody's.
  *
  * Streams the snapshot a generation at a time in time order; what it carries
  * across generations is per-CPU current task, pending wakeups, open calls,
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calls.h"
+#include "cpu_chain.h"
 #include "hist.h"
 #include "json.h"
 #include "map.h"
@@ -101,6 +105,9 @@ struct report {
 	__u32 nlost_cpu;
 	__u64 lost_total;
 	__u64 lost_nocpu;	/* lost on no CPU in range: FREC_CPU_UNKNOWN */
+	struct frec_chain *chain;
+	__u64 breaks;		/* broken switch chains in range */
+	__u64 break_ns;		/* time after them not counted as anyone's */
 	struct lost_span *spans;
 	size_t nspans;
 	__u64 gens;
@@ -124,7 +131,11 @@ void frec_report__usage(FILE *f)
 		"    on the same thread (uprobe paired with the uretprobe of the same\n"
 		"    function): log2 histogram, p50, p99, max;\n"
 		"  - records lost, per CPU and per generation (\"cpu unknown\" for records\n"
-		"    that named no CPU in range).\n"
+		"    that named no CPU in range);\n"
+		"  - broken switch chains: a sched_switch naming another prev than the\n"
+		"    thread switched in before on that CPU (the kernel reported no switch\n"
+		"    out of it). That thread's run ends at its last event seen on the CPU;\n"
+		"    the time from there to the switch counts for no thread.\n"
 		"Times are in ms (on-CPU) and us (latencies) with ns precision; percentiles\n"
 		"are the nearest-rank sample, rounded down by at most 0.8%%. Where records\n"
 		"were lost (or a generation is damaged) nothing is guessed: a CPU's time\n"
@@ -281,15 +292,30 @@ static bool in_range(const struct report *r, __u64 ts)
 	return ts >= r->lo && ts <= r->hi;
 }
 
-static void on_switch(struct report *r, const struct frec_event *ev)
+static void on_switch(struct report *r, const struct frec_event *ev,
+		      enum frec_chain_verdict v, const struct frec_chain_run *run)
 {
 	struct cpu_state *c = cpu_of(r, ev->cpu);
 	__u32 prev = ev->sw.prev_pid, next = ev->sw.next_pid;
 	const struct frec_thread *t;
 	uint64_t *wake;
 
+	if (c && v == FREC_CHAIN_BREAK && c->valid && c->tid_known && c->tid == run->tid) {
+		/* the thread switched in ran until its last event seen; who ran
+		 * from then until this switch is not known: nobody's time */
+		add_oncpu(r, run->tid, c, c->since, run->last_ts);
+		frec_map__del(&r->running, run->tid);
+		if (in_range(r, ev->ts)) {
+			r->breaks++;
+			r->break_ns += ev->ts - run->last_ts;
+		}
+	} else if (c && v == FREC_CHAIN_BREAK && in_range(r, ev->ts)) {
+		r->breaks++;
+	}
 	if (c) {
-		if (c->valid)
+		if (v == FREC_CHAIN_BREAK)
+			;	/* prev's run began at a switch the kernel did not report */
+		else if (c->valid)
 			add_oncpu(r, prev, c, ev->ts >= c->since ? c->since : ev->ts, ev->ts);
 		c->valid = true;
 		c->tid_known = true;
@@ -581,7 +607,11 @@ static int walk(struct report *r)
 			return rc;
 		gi = frec_walk__gen_info(r->w);
 		damaged = frec_walk__damaged(r->w);
+		frec_chain__gen(r->chain, r->w);
 		while ((ev = frec_walk__next_event(r->w))) {
+			struct frec_chain_run run;
+			enum frec_chain_verdict v = frec_chain__event(r->chain, ev, &run);
+
 			r->events++;
 			if (in_range(r, ev->ts))
 				r->in_range++;
@@ -589,7 +619,7 @@ static int walk(struct report *r)
 				r->tend = ev->ts;
 			switch (ev->type) {
 			case FREC_EV_SCHED_SWITCH:
-				on_switch(r, ev);
+				on_switch(r, ev, v, &run);
 				break;
 			case FREC_EV_SCHED_WAKING:
 			case FREC_EV_SCHED_WAKEUP:
@@ -612,6 +642,8 @@ static int walk(struct report *r)
 			}
 			if (r->err)
 				return r->err;
+			if (frec_chain__error(r->chain))
+				return frec_chain__error(r->chain);
 		}
 		/* update the end only now: a gap found at the next generation
 		 * closes the intervals at this one's end */
@@ -934,6 +966,9 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 		frec_out__secs(o, r->spans[i].end);
 		frec_out__printf(o, ": %llu\n", (unsigned long long)r->spans[i].count);
 	}
+	frec_out__printf(o, "\nBroken switch chains: %llu (", (unsigned long long)r->breaks);
+	ms(o, r->break_ns, 0);
+	frec_out__str(o, " ms counted for no thread)\n");
 }
 
 static void json_hist(struct frec_out *o, const struct frec_hist *h)
@@ -1047,7 +1082,8 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 				 (unsigned long long)r->spans[i].end,
 				 (unsigned long long)r->spans[i].count);
 	}
-	frec_out__str(o, "]}}\n");
+	frec_out__printf(o, "]},\"chain_breaks\":%llu,\"chain_break_unknown_ns\":%llu}\n",
+			 (unsigned long long)r->breaks, (unsigned long long)r->break_ns);
 }
 
 static void report_free(struct report *r)
@@ -1080,6 +1116,7 @@ static void report_free(struct report *r)
 	free(r->hits);
 	free(r->lost_cpu);
 	free(r->spans);
+	frec_chain__free(r->chain);
 }
 
 int frec_report__run(const char *path, const struct frec_report_opts *opts, FILE *out, FILE *err)
@@ -1103,12 +1140,13 @@ int frec_report__run(const char *path, const struct frec_report_opts *opts, FILE
 	frec_map__init(&r.probe_ids);
 	frec_hist__init(&r.rq);
 	r.calls = frec_calls__new();
+	r.chain = frec_chain__new();
 	r.w = frec_walk__open(path, &wo, err, &status);
 	if (!r.w) {
 		report_free(&r);
 		return status;
 	}
-	rc = r.calls ? walk(&r) : -ENOMEM;
+	rc = r.calls && r.chain ? walk(&r) : -ENOMEM;
 	if (rc) {
 		fprintf(err, "frec: %s: %s\n", path, strerror(-rc));
 		frec_walk__fail(r.w);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "synth.h"
+#include "synth_chain.h"
 #include "tools_test.h"
 
 /* Counts by kind of event, printed by Python as "key=count" lines. */
@@ -180,6 +181,45 @@ static void test_busy(void **state)
 	free(c);
 }
 
+/* A switch-in the kernel never switched out (synth_chain.h): agent's running
+ * slice ends at its last event, 1 us, not at the next switch 40 ms later;
+ * an instant on the CPU lane marks the break. */
+static int setup_chain(void **state)
+{
+	return setup_census(state, "chain.frec", synth_chain_break_snapshot);
+}
+
+static void test_chain_break(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct captured cap;
+	unsigned char *json;
+	size_t n;
+	char *c;
+
+	assert_int_equal(run_export(f->path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	assert_int_equal(cap.errlen, 0);
+	captured_free(&cap);
+	json = read_file(f->out, &n);
+	assert_non_null(strstr((char *)json, "{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\","
+					     "\"ts\":3000000.000,\"dur\":1.000,\"pid\":300,\"tid\":301,"
+					     "\"args\":{\"cpu\":0}}"));
+	assert_non_null(strstr((char *)json, "{\"name\":\"switch chain break\",\"cat\":\"sched\","
+					     "\"ph\":\"i\",\"s\":\"t\",\"ts\":3040000.000,"
+					     "\"pid\":4194304,\"tid\":4194305,"
+					     "\"args\":{\"switched_in\":301,\"prev\":302,"
+					     "\"unknown_since\":3000001.000}}"));
+	free(json);
+	c = census(f);
+	if (!c) {
+		print_message("python3 missing: JSON parse check skipped\n");
+		return;
+	}
+	assert_int_equal(census_get(c, "X.sched"), 2);	/* agent and worker */
+	assert_int_equal(census_get(c, "i.sched.switch chain break"), 1);
+	free(c);
+}
+
 /* Names with quotes, backslashes, control characters and bytes that are not
  * UTF-8 still make valid JSON, and read back as what they were. */
 static void test_hostile_names(void **state)
@@ -252,6 +292,7 @@ static int setup_unknown_cpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_chain_break, setup_chain, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_known, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_busy, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names, setup, tools_fixture_teardown),

@@ -2,7 +2,8 @@
 /*
  * frec info on a snapshot of known content: time span, generations, events
  * by type, hits per probe, drops per CPU (listed even when 0), bytes per
- * event, in text and JSON; damaged generations counted and the status 3.
+ * event, broken switch chains, in text and JSON; damaged generations
+ * counted and the status 3.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "synth.h"
+#include "synth_chain.h"
 #include "tools_test.h"
 
 static void test_text(void **state)
@@ -46,7 +48,8 @@ static void test_text(void **state)
 		      "  uretprobe:/bin/app:handle: 1\n");
 	expect(c.out, "drops:        3\n"
 		      "  cpu 0                0\n"
-		      "  cpu 1                3\n");
+		      "  cpu 1                3\n"
+		      "chain breaks: 0\n");
 	snprintf(line, sizeof(line), "bytes/event:  %.2f (", (double)st.st_size / 12);
 	expect(c.out, line);
 	captured_free(&c);
@@ -70,7 +73,7 @@ static void test_json(void **state)
 		      "\"uretprobe\":1,\"usdt\":0,\"lost\":1,\"stack\":0,\"trigger\":0,\"gap\":0}");
 	expect(c.out, "\"probes\":[{\"name\":\"uprobe:/bin/app:handle\",\"kind\":\"uprobe\",\"hits\":1},"
 		      "{\"name\":\"uretprobe:/bin/app:handle\",\"kind\":\"uretprobe\",\"hits\":1}]");
-	expect(c.out, "\"drops\":3,\"drops_by_cpu\":[0,3],");
+	expect(c.out, "\"drops\":3,\"drops_by_cpu\":[0,3],\"chain_breaks\":0,");
 	if (have_program("python3")) {
 		char json[160], cmd[512], *out = NULL;
 		size_t len;
@@ -110,12 +113,32 @@ static void test_damaged(void **state)
 	captured_free(&c);
 }
 
+/* A switch naming another prev than the thread switched in is counted. */
+static void test_chain_break(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct captured c = run_info(f->path, false);
+
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "chain breaks: 1\n");
+	captured_free(&c);
+	c = run_info(f->path, true);
+	expect(c.out, "\"chain_breaks\":1,");
+	captured_free(&c);
+}
+
+static int setup_chain(void **state)
+{
+	return tools_fixture_setup(state, "chain.frec", synth_chain_break_snapshot, "out");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_text, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_json, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_chain_break, setup_chain, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

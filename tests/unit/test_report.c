@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "synth.h"
+#include "synth_chain.h"
 #include "tools_test.h"
 
 #define T 2000000000ull
@@ -141,6 +142,7 @@ static void test_text(void **state)
 		      "  cpu 0: 5\n"
 		      "  cpu 1: 0\n"
 		      "  2.000022000 .. 2.000050000: 5\n");
+	expect(c.out, "\nBroken switch chains: 0 (0.000000 ms counted for no thread)\n");
 	captured_free(&c);
 }
 
@@ -163,7 +165,8 @@ static void test_json(void **state)
 	expect(c.out, "{\"func\":\"/bin/srv:work\",\"usdt\":false,\"calls\":4,\"returns\":3,\"unfinished\":1,"
 		      "\"unmatched_returns\":0,\"hits\":0,\"latency\":{\"count\":3,\"p50_ns\":8000,\"p99_ns\":16000,"
 		      "\"max_ns\":16000,\"mean_ns\":8333,");
-	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"unknown_cpu\":0,\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]}");
+	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"unknown_cpu\":0,\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]},"
+		      "\"chain_breaks\":0,\"chain_break_unknown_ns\":0}\n");
 	captured_free(&c);
 
 	/* and it is JSON */
@@ -331,6 +334,40 @@ static void test_lost_unknown_cpu(void **state)
 	captured_free(&c);
 }
 
+/*
+ * The kernel switched agent in and never out (synth_chain.h): agent ran
+ * until its last event (1 us), not until the next switch on its CPU, which
+ * names another prev; other's switch is counted but no time before it.
+ */
+static int setup_chain(void **state)
+{
+	return tools_fixture_setup(state, "chain.frec", synth_chain_break_snapshot, NULL);
+}
+
+static void test_chain_break(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct frec_report_opts o = { .top = 10 };
+	struct captured c = run_report(f->path, &o);
+
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	assert_int_equal(c.errlen, 0);
+	expect(c.out, "On-CPU time by thread (top 3 of 3)\n"
+		      "     TID      PID COMM                   ON-CPU(ms)   SWITCHES  PREEMPTED\n"
+		      "     303      303 worker                  39.999000          1          0\n"
+		      "     301      300 agent                    0.001000          0          0\n"
+		      "     302      300 other                    0.000000          1          0\n");
+	expect(c.out, "\nBroken switch chains: 1 (39.999000 ms counted for no thread)\n");
+	captured_free(&c);
+
+	o.json = true;
+	c = run_report(f->path, &o);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "{\"tid\":301,\"pid\":300,\"comm\":\"agent\",\"oncpu_ns\":1000,\"switches\":0,");
+	expect(c.out, "\"chain_breaks\":1,\"chain_break_unknown_ns\":39999000}\n");
+	captured_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +379,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_middle, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_lost_unknown_cpu, setup_unknown_cpu,
 						tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_chain_break, setup_chain, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
