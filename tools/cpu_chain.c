@@ -76,7 +76,7 @@ enum frec_chain_verdict frec_chain__event(struct frec_chain *c, const struct fre
 	enum frec_chain_verdict v;
 	struct cpu_link *l;
 
-	if (ev->type == FREC_EV_LOST) {
+	if (ev->type == FREC_EV_LOST || ev->type == FREC_EV_GAP) {
 		if (ev->cpu == FREC_CPU_UNKNOWN)
 			reset_all(c);
 		else if (ev->cpu < c->ncpus)

@@ -479,6 +479,16 @@ static void open_calls(struct cexport *x)
 	}
 }
 
+static void on_gap(struct cexport *x, const struct frec_event *ev)
+{
+	if (!x->ncpus)
+		return;
+	instant_scoped(x, "gap: nothing recorded", "lost", ev->ts, CPUS_PID, CPU_LANE(0), 'p');
+	frec_out__printf(x->o, "\"reason\":\"%s\",\"duration_ns\":%llu}}",
+			 ev->gap.kind == FREC_GAP_RELOAD ? "reload" : "unknown",
+			 (unsigned long long)(ev->gap.last_ts - ev->gap.first_ts));
+}
+
 static void on_lost(struct cexport *x, const struct frec_event *ev)
 {
 	/* Lost on no known CPU: one mark across the CPU lanes. */
@@ -532,6 +542,9 @@ static int export_gen(struct cexport *x)
 			break;
 		case FREC_EV_LOST:
 			on_lost(x, ev);
+			break;
+		case FREC_EV_GAP:
+			on_gap(x, ev);
 			break;
 		default:
 			break;

@@ -1069,6 +1069,10 @@ static int export_gen(struct pexport *x)
 		case FREC_EV_LOST:
 			add_lost(x, ev);
 			break;
+		case FREC_EV_GAP:	/* nothing recorded on any CPU: marked, not counted */
+			for (__u32 c = 0; c < x->ncpus && !x->err; c++)
+				lost_on(x, c, ev->ts);
+			break;
 		default:
 			break;
 		}

@@ -105,6 +105,7 @@ struct report {
 	__u32 nlost_cpu;
 	__u64 lost_total;
 	__u64 lost_nocpu;	/* lost on no CPU in range: FREC_CPU_UNKNOWN */
+	__u64 gaps, gap_ns;	/* nothing recorded (FREC_EV_GAP), in range */
 	struct frec_chain *chain;
 	__u64 breaks;		/* broken switch chains in range */
 	__u64 break_ns;		/* time after them not counted as anyone's */
@@ -492,6 +493,20 @@ static void cpu_lost(struct report *r, struct cpu_state *c, __u64 ts)
 	}
 }
 
+/* Nothing was recorded on any CPU: as for records lost on no known CPU,
+ * but with no count. */
+static void on_gap(struct report *r, const struct frec_event *ev)
+{
+	for (__u32 i = 0; i < r->ncpus; i++)
+		cpu_lost(r, &r->cpus[i], ev->ts);
+	frec_map__clear(&r->pending);
+	frec_map__clear(&r->running);
+	if (!in_range(r, ev->ts))
+		return;
+	r->gaps++;
+	r->gap_ns += ev->gap.last_ts - ev->gap.first_ts;
+}
+
 static void on_lost(struct report *r, const struct frec_event *ev)
 {
 	/* What happened on the CPU while records were lost is unknown: its
@@ -636,6 +651,9 @@ static int walk(struct report *r)
 				break;
 			case FREC_EV_LOST:
 				on_lost(r, ev);
+				break;
+			case FREC_EV_GAP:
+				on_gap(r, ev);
 				break;
 			default:
 				break;
@@ -957,6 +975,9 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 				 (unsigned long long)(i < r->nlost_cpu ? r->lost_cpu[i] : 0));
 	if (r->lost_nocpu)
 		frec_out__printf(o, "  cpu unknown: %llu\n", (unsigned long long)r->lost_nocpu);
+	if (r->gaps)
+		frec_out__printf(o, "  gaps (nothing recorded, programs replaced): %llu, %.3f ms\n",
+				 (unsigned long long)r->gaps, (double)r->gap_ns / 1e6);
 	for (i = 0; i < r->nspans; i++) {
 		if (!r->spans[i].count)
 			continue;
@@ -1071,8 +1092,9 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 	for (i = 0; i < r->ncpus_out; i++)
 		frec_out__printf(o, "%s%llu", i ? "," : "",
 				 (unsigned long long)(i < r->nlost_cpu ? r->lost_cpu[i] : 0));
-	frec_out__printf(o, "],\"unknown_cpu\":%llu,\"by_generation\":[",
-			 (unsigned long long)r->lost_nocpu);
+	frec_out__printf(o, "],\"unknown_cpu\":%llu,\"gaps\":%llu,\"gap_ns\":%llu,\"by_generation\":[",
+			 (unsigned long long)r->lost_nocpu, (unsigned long long)r->gaps,
+			 (unsigned long long)r->gap_ns);
 	n = 0;
 	for (i = 0; i < r->nspans; i++) {
 		if (!r->spans[i].count)

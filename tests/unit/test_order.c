@@ -231,6 +231,29 @@ static void test_gap(void **state)
 	assert_int_equal(c.status, 0);
 	expect(c.out, "1.000010000 4294967295 gap reason=reload first_ts=1000010000 last_ts=1000030000\n");
 	captured_free(&c);
+	/* frec report says so, and the tools' exports mark it */
+	{
+		struct frec_report_opts ro = { .json = false, .top = 10 };
+		char out[160], *data;
+		size_t len;
+
+		c = run_report(path, &ro);
+		assert_int_equal(c.status, 0);
+		expect(c.out, "  gaps (nothing recorded, programs replaced): 1, 0.020 ms\n");
+		captured_free(&c);
+		ro.json = true;
+		c = run_report(path, &ro);
+		expect(c.out, "\"gaps\":1,\"gap_ns\":20000,");
+		captured_free(&c);
+		snprintf(out, sizeof(out), "%s/g.json", dir);
+		assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, out, &c), 0);
+		captured_free(&c);
+		data = (char *)read_file(out, &len);
+		assert_non_null(data);
+		expect(data, "\"name\":\"gap: nothing recorded\"");
+		expect(data, "\"reason\":\"reload\",\"duration_ns\":20000");
+		free(data);
+	}
 	frec_recorder__free(rec);
 	synth_rmdir(dir);
 }
