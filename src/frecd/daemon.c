@@ -48,6 +48,7 @@ struct frecd_daemon {
 	__u64 discards_logged;		/* the recorder's events_discarded, as last logged */
 	__u64 discards_logged_at;	/* CLOCK_BOOTTIME of that message */
 	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
+	__u64 read_to;			/* the cut of the last drain that read the rings */
 	/* Waits between drains, CLOCK_MONOTONIC: a ring overflows when one
 	 * is longer than the ring takes to fill, so the drop message and
 	 * frec status say how long the loop left the rings alone. */
@@ -161,7 +162,10 @@ static void note_gap(struct frecd_daemon *d)
 /*
  * Every record from before now, then the drop counters. The time it read up
  * to (CLOCK_BOOTTIME, the clock of the records), where a generation sealed
- * next must end: every CPU's ring was read up to it and no further.
+ * next must end: every CPU's ring was read up to it and no further. Lost
+ * events are stamped no later than the cut either, so that a seal there
+ * leaves the records after it for the next generation (docs/FORMAT.md,
+ * "Time order"). While a debug stall reads nothing, the last cut stays.
  */
 static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
@@ -170,12 +174,15 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 
 	if (d->stall_until) {
 		if (clock_ns(CLOCK_MONOTONIC) < d->stall_until)
-			return cut;
+			return d->read_to;
 		stall_end(d);
 	}
 	note_gap(d);
 	frecd_rings__consume(d->rings, cut, on_record, d);
 	now = clock_ns(CLOCK_BOOTTIME);
+	if (cut < now)
+		now = cut;
+	d->read_to = now;
 	lost = frecd_drops__poll(d->drops, d->rec, now);
 	if (lost > 0)
 		d->drops_unlogged += lost;

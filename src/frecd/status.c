@@ -108,9 +108,11 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 		(unsigned long long)r->events_discarded);
 	fprintf(out, LABEL "%llu bytes allocated for threads, processes and names (mapped as they fill)\n",
 		"tables", (unsigned long long)r->tables_bytes);
-	fprintf(out, LABEL "%llu sealed, %llu evicted, %llu evicted early\n", "generations",
+	fprintf(out, LABEL "%llu sealed, %llu evicted, %llu evicted early; %llu events came after "
+		"theirs was sealed (in the snapshot as lost), %llu gaps marked\n", "generations",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
-		(unsigned long long)r->early_evictions);
+		(unsigned long long)r->early_evictions, (unsigned long long)r->late,
+		(unsigned long long)r->gaps);
 	fprintf(out, LABEL "%llu written, %llu failed, %s\n", "snapshots",
 		(unsigned long long)st->snapshots, (unsigned long long)st->snapshot_failures,
 		st->snapshot_in_progress ? "one in progress" : "none in progress");
@@ -224,9 +226,11 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 		"\"events_discarded\":%llu},",
 		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max,
 		(unsigned long long)r->tables_bytes, (unsigned long long)r->events_discarded);
-	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu},",
+	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu,"
+		"\"late_events\":%llu,\"gaps\":%llu},",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
-		(unsigned long long)r->early_evictions);
+		(unsigned long long)r->early_evictions, (unsigned long long)r->late,
+		(unsigned long long)r->gaps);
 	fprintf(out, "\"snapshots\":{\"written\":%llu,\"failed\":%llu,\"in_progress\":%s,\"last\":",
 		(unsigned long long)st->snapshots, (unsigned long long)st->snapshot_failures,
 		st->snapshot_in_progress ? "true" : "false");

@@ -69,4 +69,18 @@ assert_range "slow waits" 1 1000 "$slow"
 jargs dump.json type=uprobe > args
 assert_eq "distinct calls consumed" "$consumed" "$(sort -u args | wc -l)"
 assert_eq "the first calls are the ones kept" "7,3,$consumed" "$(tail -n 1 args)"
+# The lost events say when the hits were lost, not when frecd noticed
+# (after the stall): after the last hit kept,
+# and each is stamped where its span began (its generation began before).
+last_kept=$(jvals dump.json ts type=uprobe | sort -n | tail -n 1)
+jvals dump.json first_ts type=lost > first
+jvals dump.json last_ts type=lost > last
+jvals dump.json ts type=lost > stamp
+assert_eq "lost events with a span" "$(wc -l < stamp)" "$(grep -c '^[0-9]' first)"
+paste -d ' ' first last stamp | while read -r f l t; do
+	[ "$f" -gt "$last_kept" ] || fail "lost span starts at $f, not after the last hit kept ($last_kept)"
+	[ "$l" -ge "$f" ] || fail "lost span ends at $l before it starts ($f)"
+	[ "$t" -eq "$f" ] || fail "lost event stamped at $t, not where its span began ($f)"
+done || exit 1
+note "lost span: $(head -n 1 first) .. $(tail -n 1 last), the last hit kept at $last_kept"
 exit 0

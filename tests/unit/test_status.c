@@ -46,6 +46,8 @@ static void fill(struct frecd_status *st)
 	st->rec.events_discarded = 17;
 	st->rec.generations_sealed = 123;
 	st->rec.generations_evicted = 113;
+	st->rec.late = 2;
+	st->rec.gaps = 1;
 	st->min_age_ns = 10000000000ull;
 	st->max_bytes = 67108864;
 	st->rate_ns = 1000000000ull;
@@ -109,7 +111,7 @@ static void test_text(void **state)
 		"pool          12 of 1024 chunks in use, 67108864 bytes, 1 misses\n"
 		"memory        786432 bytes held for 118000 events, 6.66 bytes/event (at most 67108864 bytes, the window 62652416 of them), 17 events found no room\n"
 		"tables        7654321 bytes allocated for threads, processes and names (mapped as they fill)\n"
-		"generations   123 sealed, 113 evicted, 0 evicted early\n"
+		"generations   123 sealed, 113 evicted, 0 evicted early; 2 events came after theirs was sealed (in the snapshot as lost), 1 gaps marked\n"
 		"snapshots     3 written, 1 failed, one in progress\n"
 		"last          /var/lib/frec/frec-20250101T000000.000Z.frec\n"
 		"directory     /var/lib/frec\n"
@@ -143,7 +145,7 @@ static void test_text(void **state)
 		"pool          0 of 0 chunks in use, 0 bytes, 0 misses\n"
 		"memory        0 bytes held for 0 events (at most 0 bytes, the window 0 of them), 0 events found no room\n"
 		"tables        0 bytes allocated for threads, processes and names (mapped as they fill)\n"
-		"generations   0 sealed, 0 evicted, 0 evicted early\n"
+		"generations   0 sealed, 0 evicted, 0 evicted early; 0 events came after theirs was sealed (in the snapshot as lost), 0 gaps marked\n"
 		"snapshots     0 written, 0 failed, none in progress\n"
 		"directory     /srv\n"
 		"retention     keep any number of snapshots, of any size\n"
@@ -178,7 +180,7 @@ static void test_json(void **state)
 		"\"memory\":{\"bytes\":786432,\"events\":118000,\"bytes_per_event\":6.66,"
 		"\"max_bytes\":67108864,\"window_max_bytes\":62652416,\"tables_bytes\":7654321,"
 		"\"events_discarded\":17},"
-		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0},"
+		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0,\"late_events\":2,\"gaps\":1},"
 		"\"snapshots\":{\"written\":3,\"failed\":1,\"in_progress\":true,"
 		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\"},"
 		"\"retention\":{\"keep\":100,\"keep_bytes\":1073741824},"
@@ -200,7 +202,7 @@ static void test_json(void **state)
 		"\"pool\":{\"chunks_total\":0,\"chunks_in_use\":0,\"bytes\":0,\"misses\":0},"
 		"\"memory\":{\"bytes\":0,\"events\":0,\"bytes_per_event\":null,"
 		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0,\"events_discarded\":0},"
-		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0},"
+		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0,\"late_events\":0,\"gaps\":0},"
 		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
 		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[]}\n");
 	free(s);
