@@ -113,6 +113,11 @@ int frec_recorder__add_gap(struct frec_recorder *rec, __u32 kind, __u64 first_ts
 /* The task table: frecd seeds it from /proc, events keep it current. */
 int frec_recorder__set_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid, const char *comm);
 int frec_recorder__set_cmdline(struct frec_recorder *rec, __u32 tgid, const char *cmdline);
+/* A name read from /proc while events are recorded: names a thread no event
+ * has named (one unknown, or mentioned without its name, also in the open
+ * generation); a name an event gave is newer and stays. 0 or -errno. */
+int frec_recorder__seed_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid,
+			       const char *comm);
 /* The probe table; copied. Each generation names the probes it mentions. */
 int frec_recorder__set_probes(struct frec_recorder *rec, const struct frec_probe_info *probes, size_t n);
 

@@ -518,6 +518,34 @@ int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, co
 	return 0;
 }
 
+/*
+ * A name from /proc, read after recording began: events are newer, so a
+ * thread an event has named keeps its name. One mentioned only without a
+ * name (a waker, a probe hit) is named now, and so is its entry in the open
+ * generation, so that the generation names every thread it mentions.
+ */
+int frec_recorder__seed_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, const char *comm)
+{
+	struct gen_thread *gt;
+	struct task *t;
+	bool inserted;
+
+	t = tasks_get(&r->tasks, tid, &inserted);
+	if (!t)
+		return tid == TASK_EMPTY ? -EINVAL : -ENOSPC;
+	if (inserted)
+		t->tgid = tgid;
+	else if (t->comm[0] || t->tgid != tgid)
+		return 0;	/* an event's name, or another task now */
+	comm_copy(t->comm, comm ? comm : "");
+	if (t->stamp && t->stamp == r->g.stamp) {
+		gt = &r->g.threads[t->idx & TASK_IDX_MASK];
+		if (gt->tid == tid && !gt->comm[0])
+			memcpy(gt->comm, t->comm, FREC_COMM_LEN);
+	}
+	return 0;
+}
+
 int frec_recorder__set_cmdline(struct frec_recorder *r, __u32 tgid, const char *cmdline)
 {
 	return procs_set(&r->procs, tgid, cmdline ? cmdline : "");

@@ -15,7 +15,7 @@
 #include "frecd/log.h"
 #include "frecd/options.h"
 #include "frecd/outdir.h"
-#include "frecd/proc.h"
+#include "frecd/procinfo.h"
 #include "frecd/recursion.h"
 #include "frecd/ring.h"
 #include "frecd/service.h"
@@ -25,7 +25,7 @@
 /* Drops are logged at most this often (they are always in the snapshot). */
 #define DROP_LOG_INTERVAL_NS	(5ull * 1000000000)
 
-enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER };
+enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
 
 struct frecd_daemon {
 	const struct frecd_daemon_opts *opts;
@@ -33,6 +33,7 @@ struct frecd_daemon {
 	struct frecd_rings *rings;
 	struct frecd_drops *drops;
 	struct frecd_writer *writer;
+	struct frecd_procinfo *procinfo;	/* reads /proc, which may block */
 	int epfd, tfd, sfd;
 	bool stopping;
 	bool snapshot_pending;		/* SIGUSR1 while writing: one more after */
@@ -93,11 +94,11 @@ static void on_record(void *ctx, const void *data, size_t len)
 		if (id < FREC_MAX_PROBES)
 			d->probe_hits[id]++;
 	}
-	/* The exec'd program's arguments, for the process table. Read now,
-	 * some milliseconds late: a process that exits that fast keeps the
-	 * command line it had before exec. */
+	/* The exec'd program's arguments, for the process table: read by the
+	 * /proc reader, as that can block, some milliseconds late (a process
+	 * that exits that fast keeps the command line it had before exec). */
 	if (len >= sizeof(*h) && h->type == FREC_EV_PROCESS_EXEC)
-		frecd_proc__read_cmdline(d->rec, h->tgid);
+		frecd_procinfo__want_cmdline(d->procinfo, h->tgid);
 }
 
 static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
@@ -383,6 +384,10 @@ static int setup(struct frecd_daemon *d)
 
 	/* The first wait counts from here: the loop cannot drain earlier. */
 	d->last_drain_ns = clock_ns(CLOCK_MONOTONIC);
+	/* First: it seeds the names and command lines of what runs. */
+	d->procinfo = frecd_procinfo__new();
+	if (!d->procinfo)
+		return -errno;
 	d->rings = frecd_rings__new(d->opts->ring_fds, d->opts->nrings, d->opts->ring_bytes_each);
 	if (!d->rings)
 		return -errno;
@@ -408,7 +413,8 @@ static int setup(struct frecd_daemon *d)
 			return ret;
 	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
-	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)))
+	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)) ||
+	    (ret = add_fd(d, frecd_procinfo__fd(d->procinfo), EPOLLIN, TAG_PROC)))
 		return ret;
 	/* The control socket, and READY=1: from here on requests are served. */
 	return frecd_service__start(d->opts->svc, d, d->epfd);
@@ -418,6 +424,7 @@ static void teardown(struct frecd_daemon *d)
 {
 	/* joins the writer thread after the job in progress, if any */
 	frecd_writer__free(d->writer);
+	frecd_procinfo__free(d->procinfo);
 	frecd_rings__free(d->rings);
 	frecd_drops__free(d->drops);
 	if (d->epfd >= 0)
@@ -437,6 +444,9 @@ static void log_summary(struct frecd_daemon *d)
 		 (unsigned long long)st.events, (unsigned long long)frecd_drops__total(d->drops),
 		 (unsigned long long)frecd_drops__filtered(d->drops),
 		 (unsigned long long)d->snapshots, (unsigned long long)d->snapshot_failures);
+	if (frecd_procinfo__misses(d->procinfo))
+		log_warn("%llu command lines were not read (the /proc reader was behind)",
+			 (unsigned long long)frecd_procinfo__misses(d->procinfo));
 	if (d->malformed || frecd_rings__skipped(d->rings))
 		log_warn("%llu malformed records were refused",
 			 (unsigned long long)(d->malformed + frecd_rings__skipped(d->rings)));
@@ -470,6 +480,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 					/* EAGAIN: raced with another read; drain anyway */
 				}
 				frec_recorder__tick(d.rec, drain(&d));
+				frecd_procinfo__tick(d.procinfo);
 				frecd_service__tick(opts->svc);
 				break;
 			case TAG_RING:
@@ -480,6 +491,9 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				break;
 			case TAG_WRITER:
 				snapshot_done(&d);
+				break;
+			case TAG_PROC:
+				frecd_procinfo__apply(d.procinfo, d.rec);
 				break;
 			default:
 				frecd_service__event(opts->svc, evs[i].data.u64, evs[i].events);

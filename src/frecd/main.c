@@ -210,6 +210,17 @@ int main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
+	/* Names only, and before attaching, while there is nothing to drain:
+	 * a thread's comm never blocks, unlike a command line. Once the
+	 * programs are attached, the loop drains from its first moment, and
+	 * its /proc reader (procinfo.h) names what was born in between and
+	 * reads the command lines. */
+	ret = frecd_proc__seed_names(rec);
+	if (ret < 0)
+		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
+			 strerror(-ret));
+	else
+		log_debug("named %d threads from /proc", ret);
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
 	if (!bpf) {
 		log_error("%s", err);
@@ -261,14 +272,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	frecd_service__log_probes(probes);
-
-	/* After attaching: a thread born in between is seen by its fork event. */
-	ret = frecd_proc__seed(rec);
-	if (ret < 0)
-		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
-			 strerror(-ret));
-	else
-		log_debug("named %d threads from /proc", ret);
 
 	dopts.rec = rec;
 	dopts.counters_fd = frecd_bpf__counters_fd(bpf);

@@ -9,8 +9,6 @@
 #include <frec/recorder.h>
 #include "frecd/proc.h"
 
-#define CMDLINE_MAX	4096
-
 /* Read a small /proc file into buf (NUL-terminated). Bytes read or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t len)
 {
@@ -52,14 +50,13 @@ static int parse_id(const char *s, __u32 *out)
 	return 0;
 }
 
-int frecd_proc__read_cmdline(struct frec_recorder *rec, __u32 tgid)
+int frecd_proc__cmdline(__u32 tgid, char *buf, size_t len)
 {
-	static char buf[CMDLINE_MAX];
 	char path[64];
 	ssize_t n, i;
 
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
-	n = read_small(path, buf, sizeof(buf));
+	n = read_small(path, buf, len);
 	if (n < 0)
 		return n;
 	/* arguments are NUL-separated, with a trailing NUL */
@@ -69,14 +66,14 @@ int frecd_proc__read_cmdline(struct frec_recorder *rec, __u32 tgid)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	buf[n] = '\0';
-	return frec_recorder__set_cmdline(rec, tgid, buf);
+	return n;
 }
 
-static int seed_process(struct frec_recorder *rec, __u32 tgid)
+static int walk_process(__u32 tgid, frecd_proc_thread_fn fn, void *ctx)
 {
 	char path[96], comm[64];
 	struct dirent *de;
-	int named = 0;
+	int ret = 0;
 	ssize_t n;
 	__u32 tid;
 	DIR *d;
@@ -85,7 +82,7 @@ static int seed_process(struct frec_recorder *rec, __u32 tgid)
 	d = opendir(path);
 	if (!d)
 		return 0;	/* it exited meanwhile */
-	while ((de = readdir(d))) {
+	while (!ret && (de = readdir(d))) {
 		if (parse_id(de->d_name, &tid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
@@ -94,29 +91,69 @@ static int seed_process(struct frec_recorder *rec, __u32 tgid)
 			continue;
 		if (comm[n - 1] == '\n')
 			comm[n - 1] = '\0';
-		if (frec_recorder__set_thread(rec, tid, tgid, comm) == 0)
-			named++;
+		ret = fn(ctx, tid, tgid, comm);
 	}
 	closedir(d);
-	frecd_proc__read_cmdline(rec, tgid);	/* kernel threads have none: fine */
-	return named;
+	return ret;
 }
 
-int frecd_proc__seed(struct frec_recorder *rec)
+int frecd_proc__for_each_process(frecd_proc_process_fn fn, void *ctx)
 {
 	struct dirent *de;
-	int named = 0;
 	__u32 tgid;
+	int ret = 0;
 	DIR *d;
 
 	d = opendir("/proc");
 	if (!d)
 		return -errno;
-	while ((de = readdir(d)))
+	while (!ret && (de = readdir(d)))
 		if (!parse_id(de->d_name, &tgid))
-			named += seed_process(rec, tgid);
+			ret = fn(ctx, tgid);
 	closedir(d);
-	return named;
+	return ret;
+}
+
+struct thread_walk {
+	frecd_proc_thread_fn fn;
+	void *ctx;
+};
+
+static int walk_one(void *ctx, __u32 tgid)
+{
+	struct thread_walk *w = ctx;
+
+	return walk_process(tgid, w->fn, w->ctx);
+}
+
+int frecd_proc__for_each_thread(frecd_proc_thread_fn fn, void *ctx)
+{
+	struct thread_walk w = { .fn = fn, .ctx = ctx };
+
+	return frecd_proc__for_each_process(walk_one, &w);
+}
+
+struct seed {
+	struct frec_recorder *rec;
+	int named;
+};
+
+static int seed_one(void *ctx, __u32 tid, __u32 tgid, const char *comm)
+{
+	struct seed *s = ctx;
+
+	if (frec_recorder__set_thread(s->rec, tid, tgid, comm) == 0)
+		s->named++;
+	return 0;
+}
+
+int frecd_proc__seed_names(struct frec_recorder *rec)
+{
+	struct seed s = { .rec = rec };
+	int ret;
+
+	ret = frecd_proc__for_each_thread(seed_one, &s);
+	return ret < 0 ? ret : s.named;
 }
 
 int frecd_proc__tgid_of(__u32 pid, __u32 *tgid)

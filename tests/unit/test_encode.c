@@ -350,6 +350,77 @@ static void test_task_tables(void **state)
 	frec_recorder__free(rec);
 }
 
+static void push_wake(struct frec_recorder *rec, __u64 ts, __u32 waker, __u32 waker_tgid,
+		      __u32 wakee, const char *comm)
+{
+	struct frec_rec_wake w = {
+		.h = { .ts = ts, .tid = waker, .tgid = waker_tgid, .cpu = 0,
+		       .type = FREC_EV_SCHED_WAKING, .size = sizeof(w) },
+		.pid = wakee, .tgid = wakee, .prio = 120, .target_cpu = 1,
+	};
+
+	snprintf(w.comm, sizeof(w.comm), "%s", comm);
+	assert_int_equal(frec_recorder__push(rec, &w, sizeof(w)), 0);
+}
+
+static const char *gen_comm(struct frec_gen *g, __u32 tid, __u32 *tgid)
+{
+	const struct frec_thread *t = frec_gen__thread(g, tid);
+
+	assert_non_null(t);
+	*tgid = t->tgid;
+	return t->comm;
+}
+
+/*
+ * Names read from /proc while recording (frec_recorder__seed_thread) name
+ * what no event has named, also in the open generation (a waker is
+ * mentioned without its name), and never replace a name an event gave.
+ */
+static void test_seed_thread(void **state)
+{
+	struct frec_rec_rename rn = {
+		.h = { .ts = 2000, .tid = 300, .tgid = 300, .type = FREC_EV_TASK_RENAME,
+		       .size = sizeof(rn) },
+		.pid = 300, .tgid = 300, .oldcomm = "old", .newcomm = "new",
+	};
+	struct frec_recorder *rec = rand_recorder();
+	struct frec_reader *r;
+	struct frec_gen *g;
+	char dir[64], path[128];
+	__u32 tgid;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	push_wake(rec, 1000, 100, 100, 200, "wakee");
+	assert_int_equal(frec_recorder__push(rec, &rn, sizeof(rn)), 0);
+	assert_int_equal(frec_recorder__seed_thread(rec, 100, 100, "seeded"), 0);
+	assert_int_equal(frec_recorder__seed_thread(rec, 100, 100, "again"), 0);
+	assert_int_equal(frec_recorder__seed_thread(rec, 200, 200, "stale"), 0);
+	assert_int_equal(frec_recorder__seed_thread(rec, 300, 300, "stale"), 0);
+	assert_int_equal(frec_recorder__seed_thread(rec, 500, 7, "seeded500"), 0);
+	assert_int_equal(frec_recorder__seed_thread(rec, 0xffffffffu, 1, "bad"), -EINVAL);
+	assert_int_equal(frec_recorder__seal(rec, 3000), 1);
+	push_wake(rec, 4000, 300, 300, 200, "wakee");
+	push_wake(rec, 4001, 500, 7, 200, "wakee");
+	assert_int_equal(synth_write(rec, dir, "s.frec", 5000), 0);
+
+	snprintf(path, sizeof(path), "%s/s.frec", dir);
+	assert_int_equal(frec_reader__open(path, &r), 0);
+	assert_int_equal(frec_reader__next_gen(r, &g), 1);
+	assert_string_equal(gen_comm(g, 100, &tgid), "seeded");
+	assert_string_equal(gen_comm(g, 200, &tgid), "wakee");
+	assert_string_equal(gen_comm(g, 300, &tgid), "old");	/* as before the rename */
+	assert_int_equal(frec_reader__next_gen(r, &g), 1);
+	assert_string_equal(gen_comm(g, 300, &tgid), "new");
+	assert_string_equal(gen_comm(g, 500, &tgid), "seeded500");
+	assert_int_equal(tgid, 7);
+	assert_string_equal(gen_comm(g, 200, &tgid), "wakee");
+	assert_int_equal(frec_reader__next_gen(r, &g), 0);
+	frec_reader__free(r);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 static int stored(void **state)
 {
 	synth_compress_level = 0;
@@ -368,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_task_tables),
+		cmocka_unit_test(test_seed_thread),
 		cmocka_unit_test_setup(test_roundtrip_events, stored),
 		cmocka_unit_test_setup(test_roundtrip_records, stored),
 		cmocka_unit_test_setup(test_roundtrip_events, deflated),

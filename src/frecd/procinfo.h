@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The /proc reader: one thread that reads what may block, so that the event
+ * loop never waits for /proc (reading a command line waits for the process's
+ * mmap lock, as `ps` does, for as long as it is held).
+ *
+ * It starts with a seed, once the programs are attached: every thread's
+ * name (which names the threads born since main() named them, before
+ * attaching) and every process's command line; then it reads the command
+ * line of each process the loop saw exec. What it read goes back to the loop
+ * through a bounded queue and an eventfd that the loop polls; the loop
+ * applies it to the recorder (frecd_procinfo__apply()), on its own thread,
+ * in the order it was read, so that a later read wins. Names go in through
+ * frec_recorder__seed_thread(): a name an event gave is newer and stays.
+ *
+ * The loop never waits for the thread: a request that finds the queue full
+ * is counted and dropped (the process keeps the command line it had, if
+ * any). While one read is stuck, the requests behind it wait, and
+ * frecd_procinfo__tick() says so in the log.
+ *
+ * Every function is for the loop's thread.
+ */
+#ifndef FRECD_PROCINFO_H
+#define FRECD_PROCINFO_H
+
+#include <linux/types.h>
+
+struct frec_recorder;
+struct frecd_procinfo;
+
+/* Start the thread (it seeds first). NULL with errno set. */
+struct frecd_procinfo *frecd_procinfo__new(void);
+/* Stop it. A thread stuck in a read is left behind (the process is about
+ * to exit, which ends the read): freeing waits for it at most a second. */
+void frecd_procinfo__free(struct frecd_procinfo *p);
+
+/* Readable (EPOLLIN) when results wait for frecd_procinfo__apply(). */
+int frecd_procinfo__fd(const struct frecd_procinfo *p);
+/* Queue a read of /proc/TGID/cmdline. 0, or -ENOSPC when the queue is full
+ * (counted in frecd_procinfo__misses()). Never blocks. */
+int frecd_procinfo__want_cmdline(struct frecd_procinfo *p, __u32 tgid);
+/* Apply every result that waits to rec, oldest first. */
+void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec);
+/* From the loop's timer: log a read that has been stuck for a second (once
+ * per read) and requests dropped since the last message (at most every 5 s). */
+void frecd_procinfo__tick(struct frecd_procinfo *p);
+/* Requests dropped because the queue was full, since start. */
+__u64 frecd_procinfo__misses(const struct frecd_procinfo *p);
+
+#endif /* FRECD_PROCINFO_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A process whose /proc/PID/cmdline cannot be read: the read blocks in the
+ * kernel until this program lets it go, as `ps` blocks on a process stuck
+ * in the kernel. Reading a command line takes the process's mmap lock for
+ * reading. Here one thread holds it for reading, in a page fault that never
+ * ends (a read of its own /proc/self/mem at a page of a FUSE file whose
+ * reads are never answered: such a fault keeps the lock), and a second
+ * thread waits for it for writing (mmap), so that every new reader waits
+ * behind the writer.
+ *
+ *   stuck_args serve DIR   mount a FUSE file system on DIR holding one file,
+ *                          "f"; print "mounted"; answer every request but
+ *                          READ, until killed (the kernel then fails the
+ *                          reads that wait: the trap below opens and exits)
+ *   stuck_args trap FILE   map FILE (the file above), set the trap, print
+ *                          "trapped PID" and wait until killed
+ *
+ * Root only (mount).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/fuse.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <pthread.h>
+
+#define FILE_INO	2
+#define FILE_SIZE	4096
+
+static int fuse_fd;
+
+static void reply(__u64 unique, int error, const void *out, size_t len)
+{
+	struct fuse_out_header h = {
+		.len = sizeof(h) + (error ? 0 : len),
+		.error = error,
+		.unique = unique,
+	};
+	char buf[sizeof(h) + 256];
+
+	memcpy(buf, &h, sizeof(h));
+	if (!error && len)
+		memcpy(buf + sizeof(h), out, len);
+	if (write(fuse_fd, buf, h.len) < 0 && errno != ENOENT)
+		perror("stuck_args: write /dev/fuse");
+}
+
+static void fill_attr(struct fuse_attr *a, __u64 ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->nlink = 1;
+	a->blksize = 4096;
+	if (ino == FUSE_ROOT_ID) {
+		a->mode = S_IFDIR | 0555;
+	} else {
+		a->mode = S_IFREG | 0444;
+		a->size = FILE_SIZE;
+		a->blocks = FILE_SIZE / 512;
+	}
+}
+
+static int serve(const char *dir)
+{
+	static char buf[FUSE_MIN_READ_BUFFER + 65536];
+	char opts[128];
+
+	fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fuse_fd < 0) {
+		perror("stuck_args: /dev/fuse");
+		return 1;
+	}
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse_fd);
+	if (mount("stuck_args", dir, "fuse", MS_NOSUID | MS_NODEV, opts)) {
+		perror("stuck_args: mount");
+		return 1;
+	}
+	printf("mounted\n");
+	fflush(stdout);
+	for (;;) {
+		struct fuse_in_header *in = (void *)buf;
+		void *arg = buf + sizeof(*in);
+		ssize_t n = read(fuse_fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			if (errno == ENODEV)	/* unmounted */
+				return 0;
+			perror("stuck_args: read /dev/fuse");
+			return 1;
+		}
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			const struct fuse_init_in *ii = arg;
+			struct fuse_init_out o = {
+				.major = FUSE_KERNEL_VERSION,
+				.minor = ii->minor < FUSE_KERNEL_MINOR_VERSION ?
+					 ii->minor : FUSE_KERNEL_MINOR_VERSION,
+				.max_readahead = 0,
+				.max_write = 4096,
+			};
+
+			reply(in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out o = { .nodeid = FILE_INO };
+
+			if (strcmp(arg, "f")) {
+				reply(in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			fill_attr(&o.attr, FILE_INO);
+			reply(in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out o = { 0 };
+
+			fill_attr(&o.attr, in->nodeid);
+			reply(in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_OPEN:
+		case FUSE_OPENDIR: {
+			struct fuse_open_out o = { .fh = 1 };
+
+			reply(in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_READ:		/* the point: never answered */
+		case FUSE_INTERRUPT:	/* nor is the reader's interrupt */
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+			break;
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_RELEASEDIR:
+			reply(in->unique, 0, NULL, 0);
+			break;
+		default:
+			reply(in->unique, -ENOSYS, NULL, 0);
+			break;
+		}
+	}
+}
+
+static char *file_page;
+static volatile int reading;
+
+/* Hold this process's mmap_lock for reading, as a debugger does when it
+ * reads the memory of a file mapping: the read of /proc/self/mem faults
+ * the page in with the lock held, and the page never comes. */
+static void *hold_lock(void *arg)
+{
+	char c;
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	if (fd < 0) {
+		perror("stuck_args: /proc/self/mem");
+		exit(1);
+	}
+	reading = 1;
+	if (pread(fd, &c, 1, (off_t)(unsigned long)file_page) < 0)
+		perror("stuck_args: pread");
+	exit(1);	/* only when the server went away */
+}
+
+/* Then wait for it for writing: from now on every new reader waits too. */
+static pid_t writer_tid;
+
+static void *want_lock(void *arg)
+{
+	(void)arg;
+	writer_tid = (pid_t)syscall(SYS_gettid);
+	while (!reading)
+		usleep(100);
+	usleep(2000);	/* the read is in FUSE by now */
+	mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	exit(1);
+}
+
+/* Thread tid's state letter, from /proc/self/task/TID/stat. */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
+}
+
+static int trap(const char *path)
+{
+	pthread_t a, b;
+	char line[64];
+	int fd, n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror("stuck_args: open");
+		return 1;
+	}
+	/* Mapped, never touched: the first reader faults it in, through FUSE. */
+	file_page = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (file_page == MAP_FAILED) {
+		perror("stuck_args: mmap");
+		return 1;
+	}
+	close(fd);
+	/* Both threads first: a thread's stack is an mmap too. */
+	if (pthread_create(&b, NULL, want_lock, NULL) ||
+	    pthread_create(&a, NULL, hold_lock, NULL)) {
+		fprintf(stderr, "stuck_args: pthread_create failed\n");
+		return 1;
+	}
+	/* No malloc from here on: it may need the lock. */
+	while (!writer_tid || task_state(writer_tid) != 'D')
+		usleep(100);
+	n = snprintf(line, sizeof(line), "trapped %d\n", (int)getpid());
+	if (write(1, line, n) != n)
+		return 1;
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "serve"))
+		return serve(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "trap"))
+		return trap(argv[2]);
+	fprintf(stderr, "usage: stuck_args serve DIR | stuck_args trap FILE\n");
+	return 2;
+}
