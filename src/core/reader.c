@@ -472,6 +472,8 @@ static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp
 	size_t out = 0, cap = (size_t)comp * 4 + IN_MIN_CAP;
 	int rc;
 
+	if (!raw)
+		return -EBADMSG;	/* no room even for the summary */
 	inflateReset(&r->zs);
 	r->zs.next_in = (Bytef *)in;
 	r->zs.avail_in = comp;
