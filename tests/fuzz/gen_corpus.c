@@ -663,7 +663,7 @@ int main(int argc, char **argv)
 	seed_lifecycle();
 	seed_empty();
 	seed_damaged();
-	seed_hostile("hostile-counts.frec", 24);
+	seed_hostile("hostile-counts.frec", 16);
 	printf("gen_corpus: %u seeds in %s\n", written, outdir);
 	return 0;
 }
