@@ -397,12 +397,11 @@ static int load_gen(struct frec_walk *w)
 		struct frec_event *ev;
 
 		if (w->nevs == w->cap) {
-			/* the generation says how many; grow by doubling past that */
+			/* grow with the events decoded, never from the count the
+			 * generation claims: a hostile file claims millions */
 			size_t ncap = w->cap ? w->cap * 2 : 4096;
 			struct frec_event *e;
 
-			if (!w->cap && w->gi->nevents > ncap && w->gi->nevents < (1u << 26))
-				ncap = (size_t)w->gi->nevents + 1;
 			e = realloc(w->evs, ncap * sizeof(*e));
 			if (!e)
 				return -ENOMEM;

@@ -38,6 +38,15 @@
 #define BLOCK_MAX_RAW		(256u << 20)
 #define DEFLATE_MAX_RATIO	1032u		/* deflate cannot expand more than this */
 
+/* The fewest bytes one entry can take (every varint 1 byte, every str empty:
+ * length byte and NUL): a block's counts times these must fit in the bytes
+ * it really has. */
+#define EV_MIN_BYTES		3		/* tag, ts delta, info */
+#define THREAD_MIN_BYTES	4		/* tid, tgid, comm */
+#define PROC_MIN_BYTES		3		/* tgid, cmdline */
+#define PROBE_MIN_BYTES		12		/* id, kind, 4 strs, offset, nargs */
+#define STR_MIN_BYTES		2
+
 /* Encoded events (the last section of a block's payload). */
 #define EV_TYPE_MASK		0x0f		/* tag bits 0-3 */
 #define EV_CPU_SHIFT		4		/* tag bits 4-7: cpu, 15 = varint follows */

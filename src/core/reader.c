@@ -2,8 +2,10 @@
 /*
  * The snapshot reader. It streams: one buffer for the input (a whole block
  * at most), one for the inflated generation, and tables reused from one
- * generation to the next. Every length is checked against what is actually
- * there before anything is allocated or read, every block's CRCs before it
+ * generation to the next. Every length and count is checked against the
+ * bytes actually there (inflated ones for a deflated block) before anything
+ * is allocated or read, buffers grow with what is really read or inflated,
+ * never with what a block claims, every block's CRCs are checked before it
  * is inflated, and a damaged block is skipped by scanning for the next block
  * magic. Any input gives a result or an error code, never a crash: the
  * fuzzers feed it garbage.
@@ -369,7 +371,6 @@ static int section_parents(struct frec_gen *g, const uint8_t *p, const uint8_t *
 static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t events_len)
 {
 	const uint8_t *p = raw + events_len, *end = raw + raw_len;
-	size_t len = raw_len;
 	struct frec_gen_info *in = &g->info;
 	uint64_t ntypes, x;
 	uint32_t nthreads, nprocs, nprobes, nstr, ncpus;
@@ -388,8 +389,11 @@ static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size
 		if (t < FREC_EV__MAX)
 			in->nevents_by_type[t] = x;
 	}
+	/* Every event takes at least EV_MIN_BYTES of the event stream. */
+	if (in->nevents > events_len / EV_MIN_BYTES)
+		return -EBADMSG;
 	V32(ncpus);
-	if (ncpus > FREC_MAX_CPUS)
+	if (ncpus > FREC_MAX_CPUS || ncpus > (uint64_t)(end - p))
 		return -EBADMSG;
 	if (grow(&g->drops, &g->drops_cap, ncpus + 1, sizeof(*g->drops)) ||
 	    grow(&g->cur, &g->cur_cap, ncpus + 1, sizeof(*g->cur)))
@@ -404,41 +408,51 @@ static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size
 	V32(nprocs);
 	V32(nprobes);
 	V32(nstr);
-	/* Every entry takes at least 3 bytes: refuse counts the block cannot
-	 * hold before allocating for them. */
-	if (nthreads > len / 3 || nprocs > len / 3 || nprobes > len / 3 || nstr > len / 3 ||
-	    in->nevents > len / 3)
+	/* Refuse counts the bytes really there cannot hold, all tables
+	 * together, before anything is allocated for them; the arrays then
+	 * grow with the entries actually parsed, and the maps are sized from
+	 * those. */
+	if ((uint64_t)nthreads * THREAD_MIN_BYTES + (uint64_t)nprocs * PROC_MIN_BYTES +
+		    (uint64_t)nprobes * PROBE_MIN_BYTES + (uint64_t)nstr * STR_MIN_BYTES >
+	    (uint64_t)(end - p))
 		return -EBADMSG;
-	if (grow(&g->threads, &g->threads_cap, nthreads + 1, sizeof(*g->threads)) ||
-	    grow(&g->dup, &g->dup_cap, nthreads + 1, 1) ||
-	    grow(&g->procs, &g->procs_cap, nprocs + 1, sizeof(*g->procs)) ||
-	    grow(&g->probes, &g->probes_cap, nprobes + 1, sizeof(*g->probes)) ||
-	    grow(&g->strs, &g->strs_cap, nstr + 1, sizeof(*g->strs)) ||
-	    map_reset(&g->tmap, nthreads) || map_reset(&g->pmap, nprocs) ||
-	    map_reset(&g->prmap, nprobes))
-		return -ENOMEM;
 
 	for (uint32_t i = 0; i < nthreads; i++) {
-		struct frec_thread *t = &g->threads[i];
-		uint32_t first;
+		struct frec_thread *t;
 
+		if (grow(&g->threads, &g->threads_cap, i + 1, sizeof(*g->threads)))
+			return -ENOMEM;
+		t = &g->threads[i];
 		V32(t->tid);
 		V32(t->tgid);
 		STR(s);
 		set_comm(t, s);
+	}
+	if (grow(&g->dup, &g->dup_cap, nthreads, 1) || map_reset(&g->tmap, nthreads))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nthreads; i++) {
+		uint32_t first = map_add(&g->tmap, g->threads[i].tid, i);
+
 		g->dup[i] = 0;
-		first = map_add(&g->tmap, t->tid, i);
 		if (first != NONE)
 			g->dup[i] = g->dup[first] = 1;
 	}
 	for (uint32_t i = 0; i < nprocs; i++) {
+		if (grow(&g->procs, &g->procs_cap, i + 1, sizeof(*g->procs)))
+			return -ENOMEM;
 		V32(g->procs[i].tgid);
 		STR(g->procs[i].cmdline);
-		map_add(&g->pmap, g->procs[i].tgid, i);
 	}
+	if (map_reset(&g->pmap, nprocs))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nprocs; i++)
+		map_add(&g->pmap, g->procs[i].tgid, i);
 	for (uint32_t i = 0; i < nprobes; i++) {
-		struct frec_probe_info *pi = &g->probes[i];
+		struct frec_probe_info *pi;
 
+		if (grow(&g->probes, &g->probes_cap, i + 1, sizeof(*g->probes)))
+			return -ENOMEM;
+		pi = &g->probes[i];
 		V32(pi->id);
 		V32(pi->kind);
 		STR(pi->name);
@@ -447,10 +461,16 @@ static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size
 		STR(pi->build_id);
 		V64(pi->offset);
 		V32(pi->nargs);
-		map_add(&g->prmap, pi->id, i);
 	}
-	for (uint32_t i = 0; i < nstr; i++)
+	if (map_reset(&g->prmap, nprobes))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nprobes; i++)
+		map_add(&g->prmap, g->probes[i].id, i);
+	for (uint32_t i = 0; i < nstr; i++) {
+		if (grow(&g->strs, &g->strs_cap, i + 1, sizeof(*g->strs)))
+			return -ENOMEM;
 		STR(g->strs[i]);
+	}
 	for (uint32_t i = 0; i < nprocs; i++)
 		g->procs[i].ppid = 0;
 	/* Version 1 ends here (and later bytes are ignored); version 2 lists
@@ -485,19 +505,45 @@ static int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size
 	return 0;
 }
 
+/* Inflate comp bytes that claim to make exactly raw bytes. The buffer grows
+ * with the output actually produced, from a guess of a few times comp, so a
+ * block that claims far more than it makes costs what it makes. */
 static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, uint32_t raw)
 {
+	size_t out = 0, cap = (size_t)comp * 4 + IN_MIN_CAP;
 	int rc;
 
-	if (grow(&r->raw, &r->raw_cap, raw, 1))
-		return -ENOMEM;
+	if (!raw)
+		return -EBADMSG;	/* no room even for the summary */
 	inflateReset(&r->zs);
 	r->zs.next_in = (Bytef *)in;
 	r->zs.avail_in = comp;
-	r->zs.next_out = r->raw;
-	r->zs.avail_out = raw;
-	rc = inflate(&r->zs, Z_FINISH);
-	if (rc != Z_STREAM_END || r->zs.avail_out || r->zs.avail_in)
+	for (;;) {
+		if (cap > raw)
+			cap = raw;
+		if (cap > r->raw_cap) {
+			/* exactly cap: it doubles itself, and a power of two
+			 * above raw would waste up to half of it */
+			uint8_t *b = realloc(r->raw, cap);
+
+			if (!b)
+				return -ENOMEM;
+			r->raw = b;
+			r->raw_cap = cap;
+		}
+		r->zs.next_out = r->raw + out;
+		r->zs.avail_out = (uInt)(cap - out);
+		rc = inflate(&r->zs, Z_NO_FLUSH);
+		out = cap - r->zs.avail_out;
+		if (rc == Z_STREAM_END)
+			break;
+		/* More output than claimed, or a stream that stops short. */
+		if (rc != Z_OK || out == raw)
+			return -EBADMSG;
+		if (out == cap)
+			cap *= 2;
+	}
+	if (out != raw || r->zs.avail_in)
 		return -EBADMSG;
 	return 0;
 }
@@ -657,7 +703,7 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 	uint32_t type, cpu, info, ti = NONE, x, y, *cur;
 	uint64_t v;
 
-	if (end - p < 3)
+	if (end - p < EV_MIN_BYTES)
 		return -1;
 	type = *p & EV_TYPE_MASK;
 	cpu = *p++ >> EV_CPU_SHIFT;

@@ -4,7 +4,8 @@
  * by the core library itself, so that every seed is a real .frec file that
  * the reader accepts, and each one reaches a different corner of the format
  * (deflated blocks, CPUs past the 4-bit tag, pid reuse, hostile strings,
- * probe tables, empty files, damaged blocks).
+ * probe tables, empty files, damaged blocks, counts that claim far more than
+ * a block holds).
  *
  *   make fuzz-corpus            rebuilds them into tests/fuzz/corpus/seeds/
  *
@@ -19,9 +20,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <frec/recorder.h>
 #include <frec/snapshot.h>
 #include "synth.h"
+#include "core/format.h"
+#include "core/varint.h"
 
 #define MAX_SEED_BYTES	(64 * 1024)
 
@@ -401,6 +405,96 @@ static void seed_damaged(void)
 	free(b);
 }
 
+/* --- hostile counts ---------------------------------------------------------
+ * Well-formed blocks (CRCs right, DEFLATE stream exact) whose summaries claim
+ * far more than they hold: a reader that sizes anything from those counts
+ * asks for gigabytes. One block claims R/3 entries in each table; the next
+ * claims R/3 events over an event stream of R zero bytes (undecodable from
+ * its first event). Both compress about 1000 to 1, so R = raw_mib MiB costs
+ * about raw_mib KiB of file each. A real block from known.frec follows them:
+ * the walk must get to it.
+ */
+static size_t hostile_block(uint8_t **out, size_t raw_len, bool tables)
+{
+	size_t n = raw_len / 3, sum_len, events_len = tables ? 0 : raw_len;
+	uint8_t sum[64], *p = sum, *raw, *blk;
+	z_stream zs = { 0 };
+	uLong bound;
+
+	p = put_varint(p, 1);			/* seq */
+	p = put_varint(p, 1000);		/* start_ts */
+	p = put_varint(p, 2000);		/* end_ts */
+	p = put_varint(p, tables ? 0 : n);	/* nevents */
+	p = put_varint(p, 0);			/* no counts by type */
+	p = put_varint(p, 1);			/* one CPU, */
+	p = put_varint(p, 0);			/* no drops */
+	for (int i = 0; i < 4; i++)		/* threads, processes, probes, strings */
+		p = put_varint(p, tables ? n : 0);
+	sum_len = (size_t)(p - sum);
+	/* Zeros after the summary parse as tid 0 threads: as many as fit. */
+	raw = calloc(1, events_len + sum_len + (tables ? raw_len : 0));
+	if (!raw) {
+		fprintf(stderr, "gen_corpus: %s\n", strerror(ENOMEM));
+		exit(1);
+	}
+	memcpy(raw + events_len, sum, sum_len);
+	raw_len = events_len + sum_len + (tables ? raw_len : 0);
+	if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		exit(1);
+	bound = deflateBound(&zs, raw_len);
+	blk = malloc(BLOCK_HDR_LEN + bound);
+	if (!blk)
+		exit(1);
+	zs.next_in = raw;
+	zs.avail_in = (uInt)raw_len;
+	zs.next_out = blk + BLOCK_HDR_LEN;
+	zs.avail_out = (uInt)bound;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+		exit(1);
+	memcpy(blk, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
+	put_le32(blk + BLOCK_OFF_FLAGS, BLOCK_COMP_DEFLATE);
+	put_le32(blk + BLOCK_OFF_PAYLOAD, (uint32_t)zs.total_out);
+	put_le32(blk + BLOCK_OFF_RAW, (uint32_t)raw_len);
+	put_le32(blk + BLOCK_OFF_EVENTS, (uint32_t)events_len);
+	put_le32(blk + BLOCK_OFF_PCRC, (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)zs.total_out));
+	put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
+	deflateEnd(&zs);
+	free(raw);
+	*out = blk;
+	return BLOCK_HDR_LEN + zs.total_out;
+}
+
+static void seed_hostile(const char *name, size_t raw_mib)
+{
+	uint8_t *tab, *evs, *m;
+	size_t len, ntab, nevs, hdr;
+	char path[512];
+	unsigned char *b, *f;
+
+	snprintf(path, sizeof(path), "%s/known.frec", outdir);
+	b = read_file(path, &len);
+	m = memmem(b + FILE_PREFIX_LEN, len - FILE_PREFIX_LEN, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
+	if (!m) {
+		fprintf(stderr, "gen_corpus: no block in %s\n", path);
+		exit(1);
+	}
+	hdr = (size_t)(m - b);
+	ntab = hostile_block(&tab, raw_mib << 20, true);
+	nevs = hostile_block(&evs, raw_mib << 20, false);
+	f = malloc(len + ntab + nevs);
+	if (!f)
+		exit(1);
+	memcpy(f, b, hdr);
+	memcpy(f + hdr, tab, ntab);
+	memcpy(f + hdr + ntab, evs, nevs);
+	memcpy(f + hdr + ntab + nevs, m, len - hdr);
+	write_bytes(name, f, len + ntab + nevs);
+	free(f);
+	free(tab);
+	free(evs);
+	free(b);
+}
+
 /* --- real recordings --------------------------------------------------------
  * A snapshot recorded by frecd names every task its events mention, with
  * command lines and exec'd file names from the machine it ran on. To commit
@@ -522,6 +616,18 @@ static void import_real(const char *in, const char *name, __u64 max_events)
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--hostile")) {
+		/* gen_corpus --hostile DIR/NAME RAW_MIB: a bigger one, to measure;
+		 * DIR must hold known.frec */
+		char *slash = strrchr(argv[2], '/');
+
+		if (!slash)
+			return 2;
+		*slash = '\0';
+		outdir = argv[2];
+		seed_hostile(slash + 1, strtoull(argv[3], NULL, 10));
+		return 0;
+	}
 	if (argc == 5 && !strcmp(argv[1], "--import")) {
 		/* gen_corpus --import FRECD_SNAPSHOT DIR/NAME MAX_EVENTS */
 		char *slash = strrchr(argv[3], '/');
@@ -536,7 +642,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gen_corpus DIR | --import IN DIR/NAME MAX_EVENTS\n");
+		fprintf(stderr, "usage: gen_corpus DIR | --import IN DIR/NAME MAX_EVENTS | --hostile DIR/NAME RAW_MIB\n");
 		return 2;
 	}
 	outdir = argv[1];
@@ -557,6 +663,7 @@ int main(int argc, char **argv)
 	seed_lifecycle();
 	seed_empty();
 	seed_damaged();
+	seed_hostile("hostile-counts.frec", 16);
 	printf("gen_corpus: %u seeds in %s\n", written, outdir);
 	return 0;
 }

@@ -2,8 +2,10 @@
 /*
  * The reader on damaged input: a snapshot cut at every byte offset, every
  * byte flipped in turn, garbage between blocks, random garbage, a newer
- * format version, and a pipe instead of a file. It must never crash, and
- * it must return exactly the generations that are intact.
+ * format version, a pipe instead of a file, and well-formed blocks whose
+ * counts claim far more than they hold. It must never crash, it must
+ * return exactly the generations that are intact, and its allocations (and
+ * the walker's) must follow the bytes present, not the counts claimed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,9 @@
 #include <cmocka.h>
 #include <zlib.h>
 #include "synth.h"
+#include "tools_test.h"
+#include "core/format.h"
+#include "core/varint.h"
 
 struct file {
 	unsigned char *buf;
@@ -322,6 +327,268 @@ static void test_random_damage(void **state)
 	synth_rmdir(f.dir);
 }
 
+/* The largest single allocation since the last reset, seen through the
+ * sanitizer's allocation hook (the unit tests run under ASan); without it
+ * the size checks are skipped, the results are still checked. */
+extern int __sanitizer_install_malloc_and_free_hooks(void (*m)(const volatile void *, size_t),
+						     void (*f)(const volatile void *))
+	__attribute__((weak));
+static size_t max_alloc;
+static bool hooked;
+
+static void on_malloc(const volatile void *p, size_t n)
+{
+	(void)p;
+	if (n > max_alloc)
+		max_alloc = n;
+}
+
+static void on_free(const volatile void *p)
+{
+	(void)p;
+}
+
+static void max_alloc_reset(void)
+{
+	if (!hooked && __sanitizer_install_malloc_and_free_hooks)
+		hooked = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
+#ifdef __SANITIZE_ADDRESS__
+	/* the sanitized build must check the sizes, not skip them */
+	assert_true(hooked);
+#endif
+	max_alloc = 0;
+}
+
+/* A well-formed deflated block (both CRCs right) of raw, whose header says
+ * it inflates to claim bytes. */
+static unsigned char *deflate_block(const uint8_t *raw, size_t raw_len, size_t events_len,
+				    size_t claim, size_t *len)
+{
+	z_stream zs = { 0 };
+	unsigned char *b;
+	uLong cap;
+
+	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	cap = deflateBound(&zs, raw_len);
+	b = malloc(BLOCK_HDR_LEN + cap);
+	assert_non_null(b);
+	zs.next_in = (Bytef *)raw;
+	zs.avail_in = (uInt)raw_len;
+	zs.next_out = b + BLOCK_HDR_LEN;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	memcpy(b, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
+	put_le32(b + BLOCK_OFF_FLAGS, BLOCK_COMP_DEFLATE);
+	put_le32(b + BLOCK_OFF_PAYLOAD, (uint32_t)zs.total_out);
+	put_le32(b + BLOCK_OFF_RAW, (uint32_t)claim);
+	put_le32(b + BLOCK_OFF_EVENTS, (uint32_t)events_len);
+	put_le32(b + BLOCK_OFF_PCRC, (uint32_t)crc32(0, b + BLOCK_HDR_LEN, (uInt)zs.total_out));
+	put_le32(b + BLOCK_OFF_HCRC, (uint32_t)crc32(0, b, BLOCK_OFF_HCRC));
+	*len = BLOCK_HDR_LEN + zs.total_out;
+	deflateEnd(&zs);
+	return b;
+}
+
+/* A block of events_len zero bytes of event stream, a summary claiming
+ * nevents events and counts[] entries in the thread, process, probe and
+ * string tables, then zeros zero bytes of tables (each 4 zero bytes parse
+ * as a thread of tid 0). */
+static unsigned char *claim_block(size_t events_len, __u64 nevents, const __u32 counts[4],
+				  size_t zeros, size_t *len)
+{
+	uint8_t sum[64], *p = sum, *raw;
+	unsigned char *b;
+	size_t raw_len;
+
+	p = put_varint(p, 9);			/* seq */
+	p = put_varint(p, 100);			/* start_ts */
+	p = put_varint(p, 200);			/* end_ts */
+	p = put_varint(p, nevents);
+	p = put_varint(p, 0);			/* no counts by type */
+	p = put_varint(p, 1);			/* one CPU */
+	p = put_varint(p, 0);			/* no drops */
+	for (int i = 0; i < 4; i++)
+		p = put_varint(p, counts[i]);
+	raw_len = events_len + (size_t)(p - sum) + zeros;
+	raw = calloc(1, raw_len);
+	assert_non_null(raw);
+	memcpy(raw + events_len, sum, (size_t)(p - sum));
+	b = deflate_block(raw, raw_len, events_len, raw_len, len);
+	free(raw);
+	return b;
+}
+
+/* The known snapshot with blk inserted before its first block. */
+static unsigned char *with_block(const struct file *f, const unsigned char *blk, size_t blen,
+				 size_t *len)
+{
+	unsigned char *c = malloc(f->len + blen);
+
+	assert_non_null(c);
+	memcpy(c, f->buf, f->hdr_len);
+	memcpy(c + f->hdr_len, blk, blen);
+	memcpy(c + f->hdr_len + blen, f->buf + f->hdr_len, f->len - f->hdr_len);
+	*len = f->len + blen;
+	return c;
+}
+
+#define CLAIM_RAW	(4u << 20)	/* zeros: about 4 KiB once deflated */
+
+/* Counts that the bytes cannot hold: each table claims a third of the block
+ * (what the reader used to allow per table), all four together far more.
+ * Damaged, refused before allocating for them, the known generations read. */
+static void test_claimed_tables(void **state)
+{
+	const __u32 counts[4] = { CLAIM_RAW / 3, CLAIM_RAW / 3, CLAIM_RAW / 3, CLAIM_RAW / 3 };
+	unsigned char *blk, *copy;
+	struct frec_reader *r;
+	struct frec_gen *g;
+	struct result res;
+	size_t blen, len;
+	struct file f;
+
+	load_known(&f);
+	blk = claim_block(0, 0, counts, CLAIM_RAW, &blen);
+	copy = with_block(&f, blk, blen, &len);
+	assert_int_equal(open_mem(&f, copy, len, false, &r), 0);
+	max_alloc_reset();
+	assert_int_equal(frec_reader__next_gen(r, &g), -EBADMSG);
+	/* The inflated block itself, and nothing the size of the tables
+	 * (a probe entry alone is 56 bytes: 75 MB for the claimed count). */
+	if (hooked)
+		assert_true(max_alloc <= CLAIM_RAW + 4096);
+	res = read_all(r);
+	assert_int_equal(res.gens, SYNTH_KNOWN_GENS);
+	assert_int_equal(res.damaged, 1);
+	frec_reader__free(r);
+	free(copy);
+	free(blk);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+/* A block that claims to inflate to 1000 times its size and makes only
+ * its size: the inflated buffer follows the output, not the claim. */
+static void test_claimed_raw(void **state)
+{
+	struct synth_rand rnd = { .x = 0x9e3779b97f4a7c15ull };
+	const size_t n = 64 << 10;
+	unsigned char *blk, *copy;
+	struct frec_reader *r;
+	struct frec_gen *g;
+	struct result res;
+	size_t blen, len;
+	struct file f;
+	uint8_t *raw;
+
+	load_known(&f);
+	raw = malloc(n);
+	assert_non_null(raw);
+	for (size_t i = 0; i < n; i++)
+		raw[i] = (uint8_t)synth_next(&rnd);
+	blk = deflate_block(raw, n, 0, n, &blen);
+	/* the stream stays, the claim becomes 1000 x payload */
+	put_le32(blk + BLOCK_OFF_RAW, (uint32_t)(1000 * (blen - BLOCK_HDR_LEN)));
+	put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
+	copy = with_block(&f, blk, blen, &len);
+	assert_int_equal(open_mem(&f, copy, len, false, &r), 0);
+	max_alloc_reset();
+	assert_int_equal(frec_reader__next_gen(r, &g), -EBADMSG);
+	if (hooked)
+		assert_true(max_alloc <= 8 * n);
+	res = read_all(r);
+	assert_int_equal(res.gens, SYNTH_KNOWN_GENS);
+	assert_int_equal(res.damaged, 1);
+	frec_reader__free(r);
+	free(copy);
+	free(blk);
+	free(raw);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+/* The bound is exact: as many tid 0 threads as the zeros hold is a valid
+ * table, one more is damage. */
+static void test_claimed_tables_exact(void **state)
+{
+	__u32 counts[4] = { 4096 / THREAD_MIN_BYTES, 0, 0, 0 };
+	struct frec_reader *r;
+	struct frec_gen *g;
+	unsigned char *blk, *copy;
+	size_t blen, len;
+	struct file f;
+
+	load_known(&f);
+	for (int extra = 0; extra <= 1; extra++) {
+		counts[0] = 4096 / THREAD_MIN_BYTES + extra;
+		blk = claim_block(0, 0, counts, 4096, &blen);
+		copy = with_block(&f, blk, blen, &len);
+		assert_int_equal(open_mem(&f, copy, len, false, &r), 0);
+		if (!extra) {
+			assert_int_equal(frec_reader__next_gen(r, &g), 1);
+			assert_int_equal(frec_gen__info(g)->nthreads, counts[0]);
+			assert_int_equal(frec_gen__thread_at(g, counts[0] - 1)->tid, 0);
+		} else {
+			assert_int_equal(frec_reader__next_gen(r, &g), -EBADMSG);
+		}
+		frec_reader__free(r);
+		free(copy);
+		free(blk);
+	}
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
+/* A generation claiming a third of its event stream in events, each
+ * undecodable from the first: the walker sizes its buffer by what it
+ * decodes, not by the claim (1.4 M events of 112 bytes), reports the block
+ * in one line and goes on to the known generations. */
+static void test_claimed_events(void **state)
+{
+	const __u32 counts[4] = { 0 };
+	unsigned char *blk, *copy;
+	struct captured c;
+	struct file f;
+	size_t blen, len;
+	char path[128];
+	FILE *fp;
+
+	load_known(&f);
+	blk = claim_block(CLAIM_RAW, CLAIM_RAW / EV_MIN_BYTES, counts, 0, &blen);
+	copy = with_block(&f, blk, blen, &len);
+	snprintf(path, sizeof(path), "%s/claim.frec", f.dir);
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(copy, 1, len, fp), len);
+	fclose(fp);
+	max_alloc_reset();
+	c = run_dump(path, false);
+	if (hooked)
+		assert_true(max_alloc <= CLAIM_RAW + 4096);
+	assert_int_equal(c.status, FREC_EXIT_DAMAGED);
+	assert_int_equal(count_lines(c.err), 1);
+	assert_int_equal(count_substr(c.err, "generation block 1 has undecodable events"), 1);
+	assert_int_equal(count_lines(c.out) > 10, true);
+	captured_free(&c);
+	/* More events than the stream could hold: the block is damaged. */
+	free(blk);
+	free(copy);
+	blk = claim_block(CLAIM_RAW, CLAIM_RAW / EV_MIN_BYTES + 1, counts, 0, &blen);
+	copy = with_block(&f, blk, blen, &len);
+	{
+		struct frec_reader *r;
+		struct frec_gen *g;
+
+		assert_int_equal(open_mem(&f, copy, len, false, &r), 0);
+		assert_int_equal(frec_reader__next_gen(r, &g), -EBADMSG);
+		frec_reader__free(r);
+	}
+	free(copy);
+	free(blk);
+	free(f.buf);
+	synth_rmdir(f.dir);
+}
+
 static int stored(void **state)
 {
 	synth_compress_level = 0;
@@ -347,6 +614,10 @@ int main(void)
 		cmocka_unit_test_setup(test_flipped_bytes, deflated),
 		cmocka_unit_test_setup(test_lying_block, deflated),
 		cmocka_unit_test_setup(test_random_damage, deflated),
+		cmocka_unit_test_setup(test_claimed_tables, stored),
+		cmocka_unit_test_setup(test_claimed_tables_exact, stored),
+		cmocka_unit_test_setup(test_claimed_raw, stored),
+		cmocka_unit_test_setup(test_claimed_events, stored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
