@@ -158,7 +158,8 @@ static void seed_random(const char *name, __u64 seed, unsigned ncpus, unsigned l
 			unsigned gens, unsigned per_gen)
 {
 	struct frec_recorder *rec = recorder(ncpus + 5, level);
-	struct synth_rand s = { .x = seed, .ts = 5000000000ull, .ncpus = ncpus };
+	/* every type, version 2's too */
+	struct synth_rand s = { .x = seed, .ts = 5000000000ull, .ncpus = ncpus, .all_types = true };
 	struct frec_event ev;
 
 	synth_rand_threads(rec);
@@ -342,6 +343,34 @@ static void seed_lifecycle(void)
 		t += 100000;
 	}
 	write_seed(rec, "lifecycle.frec", t);
+	frec_recorder__free(rec);
+}
+
+/* Version 2's records: lost spans (the kernel's, a late record's), a gap,
+ * a trigger, a stack, across two generations on 2 CPUs. */
+static void seed_v2(void)
+{
+	struct frec_recorder *rec = recorder(2, 0);
+	struct frec_event ev = { .type = FREC_EV_TRIGGER, .cpu = 1, .tid = 10, .tgid = 10 };
+	__u64 t = 7000000000ull;
+
+	synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 10, 10, "app");
+	synth_switch(rec, t + 100, 1, 0, 0, "swapper/1", 0, 11, 10, "worker");
+	frec_recorder__add_lost_span(rec, 0, 5, t + 200, t + 400, t + 500);
+	frec_recorder__add_gap(rec, FREC_GAP_RELOAD, t + 600, t + 900);
+	ev.ts = t + 1000;
+	ev.trigger.id = 1;
+	ev.trigger.value = 25000000;
+	frec_recorder__push_event(rec, &ev);
+	ev.type = FREC_EV_STACK;
+	ev.stack.kstack = 1;
+	ev.stack.ustack = 2;
+	frec_recorder__push_event(rec, &ev);
+	frec_recorder__seal(rec, t + 2000);
+	/* late: before the seal */
+	synth_switch(rec, t + 1500, 1, 11, 10, "worker", 1, 0, 0, "swapper/1");
+	synth_switch(rec, t + 3000, 0, 10, 10, "app", 1, 0, 0, "swapper/0");
+	write_seed(rec, "v2-events.frec", t + 4000);
 	frec_recorder__free(rec);
 }
 
@@ -662,6 +691,7 @@ int main(int argc, char **argv)
 	seed_cpus();
 	seed_lifecycle();
 	seed_empty();
+	seed_v2();
 	seed_damaged();
 	seed_hostile("hostile-counts.frec", 16);
 	printf("gen_corpus: %u seeds in %s\n", written, outdir);
