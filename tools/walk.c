@@ -44,6 +44,8 @@ struct frec_walk {
 	struct walk_key *keys;
 	size_t kcap;
 	bool sorted_order;
+	bool gen_sorted;	/* this generation is sorted (sorted mode, not too big) */
+	__u64 unsorted_gens;	/* generations too big to sort, walked as recorded */
 	struct arena_block *arena;
 
 	/* unsorted mode */
@@ -176,7 +178,7 @@ __u64 frec_walk__damaged(const struct frec_walk *w) { return w->damaged; }
 
 __u64 frec_walk__gen_events(const struct frec_walk *w)
 {
-	return w->opts.sorted ? w->nevs : w->nread;
+	return w->gen_sorted ? w->nevs : w->nread;
 }
 
 static const char *block_problem(int err)
@@ -457,8 +459,21 @@ int frec_walk__next_gen(struct frec_walk *w)
 	w->gens++;
 	w->gi = frec_gen__info(w->g);
 	w->nread = 0;
+	/*
+	 * Sorting buffers the generation, about 120 bytes an event: a block
+	 * of a few KiB that deflates into tens of millions of valid events
+	 * must not make that gigabytes. Such a generation is walked in the
+	 * order it was recorded, which frecd's time-merged rings make nearly
+	 * the time order, and said so once.
+	 */
+	w->gen_sorted = w->opts.sorted && w->gi->nevents <= FREC_WALK_SORT_MAX;
+	if (w->opts.sorted && !w->gen_sorted && !w->unsorted_gens++ && !w->opts.quiet)
+		fprintf(w->err, "frec: %s: generation block %llu holds %llu events, more than %u: "
+			"it and any other this large are shown in recorded order, not sorted\n",
+			w->path, (unsigned long long)w->blocks, (unsigned long long)w->gi->nevents,
+			FREC_WALK_SORT_MAX);
 	rc = load_threads(w);
-	if (!rc && w->opts.sorted)
+	if (!rc && w->gen_sorted)
 		rc = load_gen(w);
 	if (rc) {
 		fprintf(w->err, "frec: %s: %s\n", w->path, strerror(-rc));
@@ -478,7 +493,7 @@ const struct frec_event *frec_walk__next_event(struct frec_walk *w)
 	}
 	if (!w->g)
 		return NULL;
-	if (w->opts.sorted) {
+	if (w->gen_sorted) {
 		const struct frec_event *ev;
 
 		if (w->pos >= w->nevs)

@@ -10,7 +10,9 @@
  * Within a generation the reader returns events in the order they were
  * recorded, which across CPUs is only nearly the time order. In sorted mode
  * the walker loads the whole generation (memory bounded by one generation),
- * copies the strings it needs, and stable-sorts it by timestamp.
+ * copies the strings it needs, and stable-sorts it by timestamp; a
+ * generation of more than FREC_WALK_SORT_MAX events is not buffered but
+ * walked in recorded order (nearly time order for frecd's files).
  *
  * Thread names: the walker keeps its own copy of the generation's task table
  * and applies exec and rename events as they pass in time order, so that
@@ -25,6 +27,11 @@
 #include <frec/snapshot.h>
 
 struct frec_walk;
+
+/* Sorted mode sorts a generation of at most this many events (about 250 MB
+ * of memory); a larger one is walked in recorded order, with one line on
+ * the error stream. */
+#define FREC_WALK_SORT_MAX	(2u << 20)
 
 struct frec_walk_opts {
 	bool sorted;		/* time order within a generation (buffers it) */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "synth.h"
 #include "tools_test.h"
+#include "../../tools/walk.h"
 
 #define SEC 1000000000ull
 #define US 1000ull
@@ -258,6 +259,40 @@ static void test_gap(void **state)
 	synth_rmdir(dir);
 }
 
+/* A generation too big to sort in memory (a few KiB of deflate can claim
+ * millions of valid events) is walked in recorded order, said once, and
+ * every event is still counted. */
+static void test_too_big_to_sort(void **state)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o),
+		.min_age_ns = 3600 * SEC,
+		.max_bytes = 128 << 20,	/* a generation may take an eighth */
+		.gen_max_bytes = 16 << 20,
+		.ncpus = 2,
+		.compress_level = 1,
+	};
+	struct frec_recorder *rec = frec_recorder__new(&o);
+	const unsigned n = FREC_WALK_SORT_MAX + 1000;
+	struct captured c;
+	char dir[64], path[128], want[64];
+
+	assert_non_null(rec);
+	assert_int_equal(synth_tmpdir(dir), 0);
+	switches(rec, SEC, n, 0);
+	assert_int_equal(synth_write(rec, dir, "big.frec", SEC + (__u64)n * US), 0);
+	snprintf(path, sizeof(path), "%s/big.frec", dir);
+	c = run_info(path, false);
+	assert_int_equal(c.status, 0);
+	expect(c.err, "more than 2097152: it and any other this large are shown in recorded order");
+	assert_int_equal(count_lines(c.err), 1);
+	snprintf(want, sizeof(want), "events:       %u\n", n);
+	expect(c.out, want);
+	captured_free(&c);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_dump_in_order),
 		cmocka_unit_test(test_lost_span),
 		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_too_big_to_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -409,7 +409,8 @@ static unsigned char *claim_block(size_t events_len, __u64 nevents, const __u32 
 	p = put_varint(p, 0);			/* no drops */
 	for (int i = 0; i < 4; i++)
 		p = put_varint(p, counts[i]);
-	raw_len = events_len + (size_t)(p - sum) + zeros;
+	/* + 1: version 2's section count after the tables, 0 */
+	raw_len = events_len + (size_t)(p - sum) + zeros + 1;
 	raw = calloc(1, raw_len);
 	assert_non_null(raw);
 	memcpy(raw + events_len, sum, (size_t)(p - sum));
