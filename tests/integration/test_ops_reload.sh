@@ -133,5 +133,16 @@ assert_eq "tgt4's exec, filtered out" 0 "$(jcount dump2.json type=sched_process_
 assert_eq "tgt4's calls, not probed (filtered)" 0 "$(jcount dump2.json type=uprobe pid="$tgt4_pid")"
 assert_eq "tgt5's exec, recorded again" 1 "$(jcount dump2.json type=sched_process_exec pid="$tgt5_pid")"
 assert_eq "tgt5's nofp call" 1 "$(jcount dump2.json type=uprobe probe="$nofp" pid="$tgt5_pid")"
+# Each of the two swaps of the scheduler programs (filter on, then off) is a
+# gap in the recording, marked in the snapshot, logged, and in frec report.
+assert_eq "gaps marked for the two swaps" 2 "$(jcount dump2.json type=gap reason=reload)"
+assert_eq "gaps in the log" 2 "$(grep -c 'frecd info: nothing was recorded for [0-9.]* ms while the programs were replaced$' "$WORK/frecd.log")"
+jvals dump2.json first_ts type=gap > gfirst
+jvals dump2.json last_ts type=gap > glast
+paste -d ' ' gfirst glast | while read -r f l; do
+	[ "$l" -gt "$f" ] || fail "a gap from $f to $l"
+done || exit 1
+"$FREC" report --json "$snap2" > report2.json || fail "frec report failed"
+grep -q '"gaps":2,' report2.json || fail "frec report does not count the 2 gaps"
 stop_frecd
 exit 0

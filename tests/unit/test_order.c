@@ -293,6 +293,47 @@ static void test_too_big_to_sort(void **state)
 	synth_rmdir(dir);
 }
 
+/* Version 1 files stay readable: the v1 seeds kept in the fuzz corpus and
+ * the same content written in version 2 dump and report alike. */
+static void test_v1_reads_as_v2(void **state)
+{
+	static const char *const names[] = {
+		"known", "known-deflate", "pingpong", "lifecycle", "probes", "strings", "cpus",
+	};
+	struct frec_report_opts ro = { .json = true, .top = 10 };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct captured a, b;
+		char p1[128], p2[128];
+		const char *r1, *r2;
+
+		snprintf(p1, sizeof(p1), "tests/fuzz/corpus/v1/%s.frec", names[i]);
+		snprintf(p2, sizeof(p2), "tests/fuzz/corpus/seeds/%s.frec", names[i]);
+		a = run_dump(p1, true);
+		b = run_dump(p2, true);
+		assert_int_equal(a.status, 0);
+		assert_int_equal(b.status, 0);
+		assert_true(a.outlen > 0);
+		assert_string_equal(a.out, b.out);
+		captured_free(&a);
+		captured_free(&b);
+		a = run_report(p1, &ro);
+		b = run_report(p2, &ro);
+		assert_int_equal(a.status, 0);
+		/* the same but for the file's name */
+		r1 = strchr(a.out, ',');
+		r2 = strchr(b.out, ',');
+		assert_non_null(r1);
+		assert_non_null(r2);
+		assert_string_equal(r1, r2);
+		captured_free(&a);
+		captured_free(&b);
+		a = run_info(p1, false);
+		expect(a.out, "format:       1\n");
+		captured_free(&a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_lost_span),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_too_big_to_sort),
+		cmocka_unit_test(test_v1_reads_as_v2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

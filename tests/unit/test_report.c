@@ -165,7 +165,7 @@ static void test_json(void **state)
 	expect(c.out, "{\"func\":\"/bin/srv:work\",\"usdt\":false,\"calls\":4,\"returns\":3,\"unfinished\":1,"
 		      "\"unmatched_returns\":0,\"hits\":0,\"latency\":{\"count\":3,\"p50_ns\":8000,\"p99_ns\":16000,"
 		      "\"max_ns\":16000,\"mean_ns\":8333,");
-	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"unknown_cpu\":0,\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]},"
+	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"unknown_cpu\":0,\"gaps\":0,\"gap_ns\":0,\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]},"
 		      "\"chain_breaks\":0,\"chain_break_unknown_ns\":0}\n");
 	captured_free(&c);
 
@@ -208,7 +208,7 @@ static void test_time_range(void **state)
 	expect(c.out, "\"probes\":[{\"name\":\"uprobe:/bin/srv:work\",\"kind\":\"uprobe\",\"hits\":2},"
 		      "{\"name\":\"uretprobe:/bin/srv:work\",\"kind\":\"uretprobe\",\"hits\":0},"
 		      "{\"name\":\"usdt:/bin/srv:app:tick\",\"kind\":\"usdt\",\"hits\":0}]");
-	expect(c.out, "\"drops\":{\"total\":0,\"by_cpu\":[0,0],\"unknown_cpu\":0,\"by_generation\":[]}");
+	expect(c.out, "\"drops\":{\"total\":0,\"by_cpu\":[0,0],\"unknown_cpu\":0,\"gaps\":0,\"gap_ns\":0,\"by_generation\":[]}");
 	captured_free(&c);
 
 	/* absolute, as dump prints it: the same window */
