@@ -63,7 +63,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/%,$(PROG_SRCS))
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run test test-all test-unit test-integration test-fuzz fuzz \
+.PHONY: all deps run test test-all test-unit test-integration test-golden test-fuzz fuzz \
 	bench bench-core install uninstall clean test-vm lint-man progs
 
 all: $(OUTPUT)/frecd $(OUTPUT)/frec
@@ -80,7 +80,7 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-all
 
-test-all: all progs test-unit test-fuzz test-integration lint-man
+test-all: all progs test-unit test-golden test-fuzz test-integration lint-man
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -166,6 +166,12 @@ test-unit: $(UNIT_BINS)
 
 test-integration: all progs
 	$(Q)OUTPUT=$(OUTPUT) sh tests/integration/run.sh $(TESTS)
+
+# The tools' outputs on the fuzz corpus, byte for byte as recorded in
+# tests/golden/outputs.sha256 (update it with GOLDEN=update when an output
+# changes on purpose).
+test-golden: $(OUTPUT)/frec
+	$(Q)FREC=$(OUTPUT)/frec sh tests/golden/outputs.sh $(or $(GOLDEN),check)
 
 -include tests/fuzz/Makefile.inc
 -include bench/Makefile.inc
