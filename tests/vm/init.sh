@@ -21,6 +21,10 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t bpf bpffs /sys/fs/bpf
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# The modules run-vm.sh took from the kernel package (fuse: /dev/fuse).
+for ko in /lib/modules/*.ko; do
+	[ -e "$ko" ] && insmod "$ko"
+done
 hostname frec-vm
 ip link set lo up
 

@@ -90,7 +90,9 @@ if [ -z "$kpkg" ]; then
 	fi
 fi
 kdir=$VM/kernel/$kpkg
-if [ ! -s "$kdir/vmlinuz" ]; then
+# modules.ok: the kernel's modules the suite needs were taken too (fuse,
+# for test_fault_proc_stuck); a cache from before is unpacked again.
+if [ ! -s "$kdir/vmlinuz" ] || [ ! -e "$kdir/modules.ok" ]; then
 	deb=$(ls "$VM/deb/${kpkg}_"*.deb 2>/dev/null | tail -n 1 || true)
 	if [ -z "$deb" ]; then
 		echo "test-vm: downloading $kpkg"
@@ -113,6 +115,21 @@ if [ ! -s "$kdir/vmlinuz" ]; then
 	cp "$VM/unpack/boot/config-"* "$kdir/config"
 	echo "${vmlinuz##*/vmlinuz-}" > "$kdir/release"
 	cp "$vmlinuz" "$kdir/vmlinuz.tmp" && mv "$kdir/vmlinuz.tmp" "$kdir/vmlinuz"
+	# Modules the suite loads in the guest, uncompressed for busybox's
+	# insmod; none is needed when the kernel has them built in.
+	rm -rf "$kdir/modules"
+	mkdir -p "$kdir/modules"
+	for m in fuse; do
+		ko=$(find "$VM/unpack/lib/modules" -name "$m.ko*" 2>/dev/null | head -n 1)
+		case $ko in
+		"") ;;
+		*.xz) xz -dc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko (xz-utils)" ;;
+		*.zst) zstd -dqc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko (zstd)" ;;
+		*.gz) gzip -dc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko" ;;
+		*) cp "$ko" "$kdir/modules/$m.ko" ;;
+		esac
+	done
+	touch "$kdir/modules.ok"
 	rm -rf "$VM/unpack"
 fi
 krel=$(cat "$kdir/release")
@@ -137,6 +154,10 @@ done
 
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
+mkdir -p "$root/lib/modules"
+for ko in "$kdir/modules/"*.ko; do
+	[ -e "$ko" ] && cp "$ko" "$root/lib/modules/"
+done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 
