@@ -110,9 +110,11 @@ tasks=$(awk '$1 == "task" { printf "%s%s", sep, $2; sep = " " }' states.out)
 note "the workload's tasks: $tasks"
 
 # The snapshot's span, in microseconds (the kernel prints its time so).
+# Times go through printf "%.0f": mawk prints a number past 2^31 (36 minutes
+# of uptime in us) as 2.8e+09 with print, and as 2147483647 with "%d".
 span=$(awk "$jq_awk"'
 	{ ts = jget($0, "ts"); if (ts == "\001") next; if (!n++ || ts < lo) lo = ts; if (ts > hi) hi = ts }
-	END { printf "%d %d\n", int(lo / 1000), int(hi / 1000) + 1 }' dump.json)
+	END { printf "%.0f %.0f\n", int(lo / 1000), int(hi / 1000) + 1 }' dump.json)
 note "the snapshot spans ${span% *}..${span#* } us"
 
 # Each source's events of the workload, one a line: "CPU sw PREV STATE NEXT"
@@ -123,7 +125,7 @@ awk -v tasks="$tasks" "$jq_awk"'
 	{ type = jget($0, "type"); cpu = jget($0, "cpu") }
 	type == "sched_switch" {
 		p = jget($0, "prev_pid"); q = jget($0, "next_pid")
-		if (p == 0 && (q in ours)) print cpu, "idle", q, int(jget($0, "ts") / 1000)
+		if (p == 0 && (q in ours)) printf "%s idle %s %.0f\n", cpu, q, int(jget($0, "ts") / 1000)
 		else if ((p in ours) || (q in ours)) print cpu, "sw", p, jget($0, "prev_state"), q
 	}
 	type == "sched_waking" && (jget($0, "pid") in ours) { print cpu, "wake", jget($0, "pid") }
@@ -167,7 +169,7 @@ awk -v tasks="$tasks" -v span="$span" '
 	}
 	a[2] == "sched_switch" {
 		p = val(rest, "prev_pid"); q = val(rest, "next_pid")
-		if (p == 0 && (q in ours)) print cpu, "idle", q, us
+		if (p == 0 && (q in ours)) printf "%s idle %s %.0f\n", cpu, q, us
 		else if ((p in ours) || (q in ours)) print cpu, "sw", p, state(val(rest, "prev_state")), q
 	}
 	a[2] == "sched_waking" && (val(rest, "pid") in ours) { print cpu, "wake", val(rest, "pid") }
