@@ -87,9 +87,13 @@ assert_eq "drops in frec info" "$lost" "$in_info"
 warned=$(sed -n 's/.*frecd warn: \([0-9]*\) events found no room in memory.*raise --max-size (now 64K).*/\1/p' \
 	"$WORK/frecd.log" | awk '{ n += $1 } END { print n + 0 }')
 assert_eq "events in frecd's no-room warnings" "$discarded" "$warned"
-# The stored ones are the first calls, in order: discarding starts when the
-# room is full and does not stop until the snapshot lets go.
-jargs dump.json type=uprobe pid="$tgt_pid" > args
+# The stored ones begin with the first call and are in order, each once:
+# discarding starts when the room is full. It stops again only when chunks
+# come back: when the snapshot lets go, or when a generation that could not
+# be sealed gives back its own (its events become lost too), which a slow
+# machine (a VM under TCG) meets while the calls still run.
+jargs dump.json type=uprobe pid="$tgt_pid" | cut -d, -f3 > args
 assert_eq "distinct calls stored" "$consumed" "$(sort -u args | wc -l)"
-assert_eq "the first calls are the ones stored" "7,3,$consumed" "$(tail -n 1 args)"
+assert_eq "the first call is stored first" 1 "$(head -n 1 args)"
+sort -n -c args || fail "the stored calls are not in the order they were made"
 exit 0

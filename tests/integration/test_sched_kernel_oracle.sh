@@ -154,7 +154,9 @@ awk -v tasks="$tasks" -v span="$span" '
 		n = split(tasks, t, " "); for (i = 1; i <= n; i++) ours[t[i]] = 1
 		split(span, s, " "); lo = s[1]; hi = s[2]
 		split("S D T t X Z P I", l, " ")
-		for (i = 1; i <= 8; i++) bit[l[i]] = 2 ^ (i - 1)
+		# by doubling: busybox awk may be built without "^" (no math)
+		b = 1
+		for (i = 1; i <= 8; i++) { bit[l[i]] = b; b *= 2 }
 	}
 	/^#/ { next }
 	{

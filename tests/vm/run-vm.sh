@@ -162,6 +162,9 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 
 cp -R "$top/tests/integration" "$root/frec/tests/"
+# test_tool_outfile exports the fuzz corpus's snapshots.
+mkdir -p "$root/frec/tests/fuzz"
+cp -R "$top/tests/fuzz/corpus" "$root/frec/tests/fuzz/"
 cp "$here/smoke.sh" "$root/frec/tests/vm/"
 for f in frecd frec; do
 	[ -f "$OUTPUT/$f" ] && cp "$OUTPUT/$f" "$root/frec/.output/"
