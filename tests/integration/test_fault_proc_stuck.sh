@@ -56,7 +56,13 @@ cmdline_of() {
 }
 
 # workload TAG: a child that execs sleep; the pids in TAG.out.
-sleep_bin=$(command -v sleep)
+# A file to exec: busybox sh has sleep built in, and command -v then says
+# "sleep", not a path.
+sleep_bin=
+for d in $(echo "$PATH" | tr ':' ' '); do
+	[ -x "$d/sleep" ] && { sleep_bin=$d/sleep; break; }
+done
+[ -n "$sleep_bin" ] || fail "no sleep program in PATH ($PATH)"
 workload() {
 	"$PROGS/forkexec" "$sleep_bin" 0.3 > "$1.out" || fail "forkexec failed"
 	assert_eq "$1: sleep's exit status" 0 "$(field "$1.out" status)"

@@ -181,8 +181,11 @@ awk -v tasks="$tasks" -v span="$span" '
 # (seen on 6.18 with every trace_clock, with no overrun and no dropped event
 # in the stats, while frec has them: the tracepoint fired). They report no
 # state of ours (prev_state is the idle task's, R), so they are compared
-# apart: each one the kernel printed must be in frec's, in order on its CPU,
-# within 50 us, and the workload's other switches not at all.
+# apart: the ones the kernel printed must be in frec's, in the same order on
+# each CPU (a subsequence), and the workload's other switches not at all.
+# Their times are not compared: in the kernel VM (6.1 under TCG) the trace
+# stamped some switches from idle 20 ms before frec's program ran on the
+# same tracepoint, while the sequences of both stayed the same.
 for src in kernel frec; do
 	grep ' idle ' $src.events > $src.idle
 	grep -v ' idle ' $src.events > $src.tmp && mv $src.tmp $src.events
@@ -193,7 +196,7 @@ r=$(awk 'BEGIN {
 		split(l, a, " "); c = a[1]; nk++
 		while (++at[c] <= nf[c]) {
 			split(f[c, at[c]], b, " ")
-			if (b[1] == a[3] && b[2] - a[4] <= 50 && a[4] - b[2] <= 50) break
+			if (b[1] == a[3]) break
 		}
 		if (at[c] > nf[c]) { print "missing " l; exit }
 	}
@@ -202,7 +205,9 @@ r=$(awk 'BEGIN {
 }')
 case $r in
 ok*) note "switches from idle into the workload: the kernel printed $(echo "$r" | cut -d' ' -f2), frec has $(echo "$r" | cut -d' ' -f3)" ;;
-*) fail "a switch from idle the kernel printed is not in frec's (CPU idle NEXT US): ${r#missing }" ;;
+*)	note "the switches from idle, kernel: $(tr '\n' ';' < kernel.idle)"
+	note "the switches from idle, frec: $(tr '\n' ';' < frec.idle)"
+	fail "a switch from idle the kernel printed is not in frec's (CPU idle NEXT US): ${r#missing }" ;;
 esac
 
 nk=$(grep -c ' sw ' kernel.events)
