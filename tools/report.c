@@ -25,6 +25,7 @@
 #include "json.h"
 #include "map.h"
 #include "out.h"
+#include "table.h"
 #include "tools.h"
 #include "walk.h"
 
@@ -804,69 +805,9 @@ out:
 	return ps;
 }
 
-static void ms(struct frec_out *o, __u64 ns, int width)
-{
-	char buf[48];
-
-	snprintf(buf, sizeof(buf), "%llu.%06llu", (unsigned long long)(ns / 1000000),
-		 (unsigned long long)(ns % 1000000));
-	frec_out__printf(o, "%*s", width, buf);
-}
-
-static void us(struct frec_out *o, __u64 ns, int width)
-{
-	char buf[48];
-
-	snprintf(buf, sizeof(buf), "%llu.%03llu", (unsigned long long)(ns / 1000),
-		 (unsigned long long)(ns % 1000));
-	frec_out__printf(o, "%*s", width, buf);
-}
-
-/* A comm padded to a column: escaped like dump's, then padded. */
-static void comm_col(struct frec_out *o, const char *comm, int width)
-{
-	size_t before = o->len;
-	int used;
-
-	if (o->len + 4 * FREC_COMM_LEN + 8 > sizeof(o->buf))
-		frec_out__flush(o);
-	before = o->len;
-	frec_text__str(o, comm, FREC_COMM_LEN);
-	used = (int)(o->len - before);
-	for (; used < width; used++)
-		frec_out__char(o, ' ');
-}
-
 static size_t rows(const struct report *r, size_t n)
 {
 	return r->o->top && r->o->top < n ? r->o->top : n;
-}
-
-static void hist_line(struct frec_out *o, const struct frec_hist *h)
-{
-	frec_out__printf(o, "%llu samples, p50 ", (unsigned long long)h->count);
-	us(o, frec_hist__percentile(h, 50), 0);
-	frec_out__str(o, " us, p99 ");
-	us(o, frec_hist__percentile(h, 99), 0);
-	frec_out__str(o, " us, max ");
-	us(o, h->count ? h->max : 0, 0);
-	frec_out__str(o, " us, mean ");
-	us(o, frec_hist__mean(h), 0);
-	frec_out__str(o, " us\n");
-}
-
-static void print_log2(struct frec_out *o, const struct frec_hist *h, const char *indent)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (!m)
-		return;
-	frec_hist__print_log2(h, m, indent);
-	fclose(m);
-	frec_out__write(o, buf, len);
-	free(buf);
 }
 
 static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, size_t np,
@@ -899,9 +840,9 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 		const struct tstat *t = &r->threads[i];
 
 		frec_out__printf(o, "%8u %8u ", t->tid, t->tgid);
-		comm_col(o, t->comm, 16);
+		frec_table__comm(o, t->comm, 16);
 		frec_out__char(o, ' ');
-		ms(o, t->oncpu_ns, 16);
+		frec_table__ms(o, t->oncpu_ns, 16);
 		frec_out__printf(o, " %10llu %10llu\n", (unsigned long long)t->switches,
 				 (unsigned long long)t->preempted);
 	}
@@ -912,16 +853,16 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 			 "ON-CPU(ms)", "SWITCHES", "PREEMPTED");
 	for (i = 0; i < n; i++) {
 		frec_out__printf(o, "%8u %8u ", ps[i].tgid, ps[i].nthreads);
-		comm_col(o, ps[i].comm, 16);
+		frec_table__comm(o, ps[i].comm, 16);
 		frec_out__char(o, ' ');
-		ms(o, ps[i].oncpu_ns, 16);
+		frec_table__ms(o, ps[i].oncpu_ns, 16);
 		frec_out__printf(o, " %10llu %10llu\n", (unsigned long long)ps[i].switches,
 				 (unsigned long long)ps[i].preempted);
 	}
 
 	frec_out__str(o, "\nRun-queue latency (waking -> on CPU): ");
-	hist_line(o, &r->rq);
-	print_log2(o, &r->rq, "  ");
+	frec_hist__text(o, &r->rq);
+	frec_hist__text_log2(o, &r->rq, "  ");
 	n = rows(r, nrq);
 	frec_out__printf(o, "\nWorst threads by run-queue latency (top %zu of %zu)\n", n, nrq);
 	frec_out__printf(o, "%8s %8s %-16s %10s %14s %14s %14s\n", "TID", "PID", "COMM", "COUNT",
@@ -930,13 +871,13 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 		const struct tstat *t = rqs[i];
 
 		frec_out__printf(o, "%8u %8u ", t->tid, t->tgid);
-		comm_col(o, t->comm, 16);
+		frec_table__comm(o, t->comm, 16);
 		frec_out__printf(o, " %10llu ", (unsigned long long)t->rq->count);
-		us(o, frec_hist__percentile(t->rq, 50), 14);
+		frec_table__us(o, frec_hist__percentile(t->rq, 50), 14);
 		frec_out__char(o, ' ');
-		us(o, frec_hist__percentile(t->rq, 99), 14);
+		frec_table__us(o, frec_hist__percentile(t->rq, 99), 14);
 		frec_out__char(o, ' ');
-		us(o, t->rq->max, 14);
+		frec_table__us(o, t->rq->max, 14);
 		frec_out__char(o, '\n');
 	}
 
@@ -965,8 +906,8 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 			continue;
 		}
 		frec_out__str(o, "\n    latency: ");
-		hist_line(o, &f->lat);
-		print_log2(o, &f->lat, "    ");
+		frec_hist__text(o, &f->lat);
+		frec_hist__text_log2(o, &f->lat, "    ");
 	}
 
 	frec_out__printf(o, "\nDrops: %llu records lost\n", (unsigned long long)r->lost_total);
@@ -988,33 +929,8 @@ static void print_text(struct report *r, struct frec_out *o, struct pstat *ps, s
 		frec_out__printf(o, ": %llu\n", (unsigned long long)r->spans[i].count);
 	}
 	frec_out__printf(o, "\nBroken switch chains: %llu (", (unsigned long long)r->breaks);
-	ms(o, r->break_ns, 0);
+	frec_table__ms(o, r->break_ns, 0);
 	frec_out__str(o, " ms counted for no thread)\n");
-}
-
-static void json_hist(struct frec_out *o, const struct frec_hist *h)
-{
-	unsigned int first, last, i;
-	bool comma = false;
-
-	frec_out__printf(o, "{\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,"
-			 "\"mean_ns\":%llu,\"log2_us\":[",
-			 (unsigned long long)h->count,
-			 (unsigned long long)frec_hist__percentile(h, 50),
-			 (unsigned long long)frec_hist__percentile(h, 99),
-			 (unsigned long long)(h->count ? h->max : 0),
-			 (unsigned long long)frec_hist__mean(h));
-	if (frec_hist__log2_span(h, &first, &last)) {
-		for (i = first; i <= last; i++) {
-			uint64_t lo, hi;
-
-			frec_hist__log2_range(i, &lo, &hi);
-			frec_out__printf(o, "%s{\"lo\":%llu,\"hi\":%llu,\"count\":%u}", comma ? "," : "",
-					 (unsigned long long)lo, (unsigned long long)hi, h->log2_us[i]);
-			comma = true;
-		}
-	}
-	frec_out__str(o, "]}");
 }
 
 static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, size_t np,
@@ -1053,7 +969,7 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 				 (unsigned long long)ps[i].preempted);
 	}
 	frec_out__printf(o, "],\"processes_total\":%zu,\"runqlat\":", np);
-	json_hist(o, &r->rq);
+	frec_hist__json(o, &r->rq);
 	frec_out__str(o, ",\"runqlat_threads\":[");
 	n = rows(r, nrq);
 	for (i = 0; i < n; i++) {
@@ -1061,7 +977,7 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 				 rqs[i]->tgid);
 		frec_json__str(o, rqs[i]->comm, FREC_COMM_LEN);
 		frec_out__str(o, ",\"latency\":");
-		json_hist(o, rqs[i]->rq);
+		frec_hist__json(o, rqs[i]->rq);
 		frec_out__char(o, '}');
 	}
 	frec_out__str(o, "],\"probes\":[");
@@ -1084,7 +1000,7 @@ static void print_json(struct report *r, struct frec_out *o, struct pstat *ps, s
 				 fn->usdt ? "true" : "false", (unsigned long long)f->calls,
 				 (unsigned long long)f->returns, (unsigned long long)f->unfinished,
 				 (unsigned long long)f->unmatched, (unsigned long long)f->hits);
-		json_hist(o, &f->lat);
+		frec_hist__json(o, &f->lat);
 		frec_out__char(o, '}');
 	}
 	frec_out__printf(o, "],\"drops\":{\"total\":%llu,\"by_cpu\":[",
