@@ -31,9 +31,7 @@ struct pstat {
 	__u32 nthreads;
 	char comm[FREC_COMM_LEN];
 	const char *cmdline;
-	__u64 oncpu_ns;
-	__u64 switches;
-	__u64 preempted;
+	struct tcpu sum;	/* of its threads */
 };
 
 struct cpu_time {
@@ -224,10 +222,10 @@ static int cmp_proc(const void *a, const void *b)
 {
 	const struct pstat *x = a, *y = b;
 
-	if (x->oncpu_ns != y->oncpu_ns)
-		return x->oncpu_ns > y->oncpu_ns ? -1 : 1;
-	if (x->switches != y->switches)
-		return x->switches > y->switches ? -1 : 1;
+	if (x->sum.oncpu_ns != y->sum.oncpu_ns)
+		return x->sum.oncpu_ns > y->sum.oncpu_ns ? -1 : 1;
+	if (x->sum.switches != y->sum.switches)
+		return x->sum.switches > y->sum.switches ? -1 : 1;
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
@@ -286,9 +284,9 @@ static int build_procs(struct cpu_time *a)
 		if (t->tid == t->tgid)
 			memcpy(p->comm, t->comm, FREC_COMM_LEN);
 		p->nthreads++;
-		p->oncpu_ns += s->oncpu_ns;
-		p->switches += s->switches;
-		p->preempted += s->preempted;
+		p->sum.oncpu_ns += s->oncpu_ns;
+		p->sum.switches += s->switches;
+		p->sum.preempted += s->preempted;
 	}
 	qsort(a->ps, n, sizeof(*a->ps), cmp_proc);
 	a->np = n;
@@ -319,6 +317,26 @@ static int cpu_time_finish(void *p, const struct frec_report_ctx *ctx)
 	return build_procs(a);
 }
 
+/* A row of either table: two ids, a name, the numbers. */
+static void text_row(struct frec_out *o, __u32 id, __u32 id2, const char *comm,
+		     const struct tcpu *s)
+{
+	frec_out__printf(o, "%8u %8u ", id, id2);
+	frec_table__comm(o, comm, 16);
+	frec_out__char(o, ' ');
+	frec_table__ms(o, s->oncpu_ns, 16);
+	frec_out__printf(o, " %10llu %10llu\n", (unsigned long long)s->switches,
+			 (unsigned long long)s->preempted);
+}
+
+/* The numbers that end either table's JSON object. */
+static void json_numbers(struct frec_out *o, const struct tcpu *s)
+{
+	frec_out__printf(o, ",\"oncpu_ns\":%llu,\"switches\":%llu,\"preempted\":%llu}",
+			 (unsigned long long)s->oncpu_ns, (unsigned long long)s->switches,
+			 (unsigned long long)s->preempted);
+}
+
 static void cpu_time_text(void *p, const struct frec_report_ctx *ctx, struct frec_out *o)
 {
 	struct cpu_time *a = p;
@@ -330,30 +348,16 @@ static void cpu_time_text(void *p, const struct frec_report_ctx *ctx, struct fre
 			 "SWITCHES", "PREEMPTED");
 	for (i = 0; i < n; i++) {
 		const struct frec_report_thread *t = frec_report_threads__at(a->threads, a->order[i]);
-		const struct tcpu *s = tcpu_at(a, a->order[i]);
 
-		frec_out__printf(o, "%8u %8u ", t->tid, t->tgid);
-		frec_table__comm(o, t->comm, 16);
-		frec_out__char(o, ' ');
-		frec_table__ms(o, s->oncpu_ns, 16);
-		frec_out__printf(o, " %10llu %10llu\n", (unsigned long long)s->switches,
-				 (unsigned long long)s->preempted);
+		text_row(o, t->tid, t->tgid, t->comm, tcpu_at(a, a->order[i]));
 	}
 
 	n = frec_report__rows(ctx, a->np);
 	frec_out__printf(o, "\nOn-CPU time by process (top %zu of %zu)\n", n, a->np);
 	frec_out__printf(o, "%8s %8s %-16s %16s %10s %10s\n", "PID", "THREADS", "COMM",
 			 "ON-CPU(ms)", "SWITCHES", "PREEMPTED");
-	for (i = 0; i < n; i++) {
-		const struct pstat *ps = &a->ps[i];
-
-		frec_out__printf(o, "%8u %8u ", ps->tgid, ps->nthreads);
-		frec_table__comm(o, ps->comm, 16);
-		frec_out__char(o, ' ');
-		frec_table__ms(o, ps->oncpu_ns, 16);
-		frec_out__printf(o, " %10llu %10llu\n", (unsigned long long)ps->switches,
-				 (unsigned long long)ps->preempted);
-	}
+	for (i = 0; i < n; i++)
+		text_row(o, a->ps[i].tgid, a->ps[i].nthreads, a->ps[i].comm, &a->ps[i].sum);
 }
 
 static void cpu_time_json(void *p, const struct frec_report_ctx *ctx, struct frec_out *o)
@@ -365,13 +369,10 @@ static void cpu_time_json(void *p, const struct frec_report_ctx *ctx, struct fre
 	n = frec_report__rows(ctx, a->norder);
 	for (i = 0; i < n; i++) {
 		const struct frec_report_thread *t = frec_report_threads__at(a->threads, a->order[i]);
-		const struct tcpu *s = tcpu_at(a, a->order[i]);
 
 		frec_out__printf(o, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", i ? "," : "", t->tid, t->tgid);
 		frec_json__str(o, t->comm, FREC_COMM_LEN);
-		frec_out__printf(o, ",\"oncpu_ns\":%llu,\"switches\":%llu,\"preempted\":%llu}",
-				 (unsigned long long)s->oncpu_ns, (unsigned long long)s->switches,
-				 (unsigned long long)s->preempted);
+		json_numbers(o, tcpu_at(a, a->order[i]));
 	}
 	frec_out__printf(o, "],\"threads_total\":%zu,\"processes\":[", a->norder);
 	n = frec_report__rows(ctx, a->np);
@@ -383,9 +384,7 @@ static void cpu_time_json(void *p, const struct frec_report_ctx *ctx, struct fre
 		frec_json__str(o, ps->comm, FREC_COMM_LEN);
 		frec_out__str(o, ",\"cmdline\":");
 		frec_json__str(o, ps->cmdline ? ps->cmdline : "", 65536);
-		frec_out__printf(o, ",\"oncpu_ns\":%llu,\"switches\":%llu,\"preempted\":%llu}",
-				 (unsigned long long)ps->oncpu_ns, (unsigned long long)ps->switches,
-				 (unsigned long long)ps->preempted);
+		json_numbers(o, &ps->sum);
 	}
 	frec_out__printf(o, "],\"processes_total\":%zu", a->np);
 }
