@@ -145,13 +145,6 @@ int frec_calls__gen(struct frec_calls *c, struct frec_gen *g)
 	return 0;
 }
 
-int frec_calls__fn_of(const struct frec_calls *c, __u32 probe_id)
-{
-	uint64_t *v = frec_map__get(&c->ids, probe_id);
-
-	return v ? (int)(uint32_t)*v : -1;
-}
-
 static inline struct frec_frame *frame_at(struct stack *s, unsigned int i)
 {
 	return &s->frames[(s->head + i) & (s->cap - 1)];

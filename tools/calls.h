@@ -86,8 +86,6 @@ void frec_calls__exit(struct frec_calls *c, __u32 tid, struct frec_call *out);
 
 unsigned int frec_calls__nfns(const struct frec_calls *c);
 const struct frec_fn *frec_calls__fn(const struct frec_calls *c, int fn);
-/* The function of a probe id in the current generation, -1 if unknown. */
-int frec_calls__fn_of(const struct frec_calls *c, __u32 probe_id);
 
 /* Open calls left, for the end of a walk: one thread per call, its frames
  * outermost first, valid until the next call into frec_calls. */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
+#include "out.h"
+#include "table.h"
 
 #define SUB		(1u << FREC_HIST_SUB_BITS)	/* 128 */
 #define PAGE0_LEN	(2 * SUB)			/* values 0..255, exact */
@@ -169,4 +171,56 @@ void frec_hist__print_log2(const struct frec_hist *h, FILE *out, const char *ind
 		bar[width] = '\0';
 		fprintf(out, "%s%20s : %-10u |%s|\n", indent, range, h->log2_us[i], bar);
 	}
+}
+
+void frec_hist__text(struct frec_out *o, const struct frec_hist *h)
+{
+	frec_out__printf(o, "%llu samples, p50 ", (unsigned long long)h->count);
+	frec_table__us(o, frec_hist__percentile(h, 50), 0);
+	frec_out__str(o, " us, p99 ");
+	frec_table__us(o, frec_hist__percentile(h, 99), 0);
+	frec_out__str(o, " us, max ");
+	frec_table__us(o, h->count ? h->max : 0, 0);
+	frec_out__str(o, " us, mean ");
+	frec_table__us(o, frec_hist__mean(h), 0);
+	frec_out__str(o, " us\n");
+}
+
+void frec_hist__text_log2(struct frec_out *o, const struct frec_hist *h, const char *indent)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	frec_hist__print_log2(h, m, indent);
+	fclose(m);
+	frec_out__write(o, buf, len);
+	free(buf);
+}
+
+void frec_hist__json(struct frec_out *o, const struct frec_hist *h)
+{
+	unsigned int first, last, i;
+	bool comma = false;
+
+	frec_out__printf(o, "{\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,"
+			 "\"mean_ns\":%llu,\"log2_us\":[",
+			 (unsigned long long)h->count,
+			 (unsigned long long)frec_hist__percentile(h, 50),
+			 (unsigned long long)frec_hist__percentile(h, 99),
+			 (unsigned long long)(h->count ? h->max : 0),
+			 (unsigned long long)frec_hist__mean(h));
+	if (frec_hist__log2_span(h, &first, &last)) {
+		for (i = first; i <= last; i++) {
+			uint64_t lo, hi;
+
+			frec_hist__log2_range(i, &lo, &hi);
+			frec_out__printf(o, "%s{\"lo\":%llu,\"hi\":%llu,\"count\":%u}", comma ? "," : "",
+					 (unsigned long long)lo, (unsigned long long)hi, h->log2_us[i]);
+			comma = true;
+		}
+	}
+	frec_out__str(o, "]}");
 }

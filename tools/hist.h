@@ -47,4 +47,14 @@ int frec_hist__log2_span(const struct frec_hist *h, unsigned int *first, unsigne
 /* Print the log2 buckets the way runqlat does, with a bar of stars. */
 void frec_hist__print_log2(const struct frec_hist *h, FILE *out, const char *indent);
 
+/* The renderings of frec report (any thread, on its own frec_out):
+ *  text: "N samples, p50 X us, p99 X us, max X us, mean X us\n";
+ *  text_log2: the log2 buckets as print_log2 prints them;
+ *  json: {"count","p50_ns","p99_ns","max_ns","mean_ns","log2_us":[{lo,hi,count}]}
+ *  (the non-empty span of log2 buckets, lo and hi in us). */
+struct frec_out;
+void frec_hist__text(struct frec_out *o, const struct frec_hist *h);
+void frec_hist__text_log2(struct frec_out *o, const struct frec_hist *h, const char *indent);
+void frec_hist__json(struct frec_out *o, const struct frec_hist *h);
+
 #endif /* FREC_TOOLS_HIST_H */
