@@ -4,7 +4,8 @@
  * once per probe id with the id as its BPF cookie. They write struct
  * frec_rec_probe into frecd's ring buffer of the current CPU: frecd hands its
  * "rings" and "counters" maps over with bpf_map__reuse_fd() before this
- * object is loaded, so the maps in ring.bpf.h are only placeholders here.
+ * object is loaded, so the maps in ring.bpf.h and counters.bpf.h are only
+ * placeholders here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
