@@ -25,44 +25,25 @@
 #include "ring.bpf.h"
 #include "task.bpf.h"
 #include "switch_state.bpf.h"
+#include "filter_pid.bpf.h"
+#include "filter_self.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Knobs, set by frecd between open and load. */
+/* Knobs, set by frecd between open and load (and those of the headers:
+ * wakeup_threshold, filter_pids, kernel_version). */
 const volatile __u32 self_tgid = 0;		/* frecd: its events are left out but for switches */
-const volatile bool filter_pids = false;	/* -p given: keep only pid_filter tgids */
 const volatile bool switch_has_state_arg = true; /* sched_switch has prev_state (5.18+) */
-
-/* tgids given with -p; filled by frecd after load and before attach. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FREC_MAX_PID_FILTER);
-	__type(key, __u32);
-	__type(value, __u8);
-} pid_filter SEC(".maps");
 
 /*
  * Whether an event that concerns processes a and b (b == a when it concerns
- * one) is left out because of -p: it concerns none of those processes.
- */
-static __always_inline bool filtered(__u32 a, __u32 b)
-{
-	if (!filter_pids)
-		return false;
-	if (bpf_map_lookup_elem(&pid_filter, &a) || (b != a && bpf_map_lookup_elem(&pid_filter, &b)))
-		return false;
-	count(FREC_CNT_FILTERED);
-	return true;
-}
-
-/*
- * ... or because it is about frecd itself: its wakeups would otherwise be
- * recorded and drained, and woken for, in a loop. sched_switch is the
- * exception (see on_switch()).
+ * one) is left out: it is about frecd itself (filter_self.bpf.h; not
+ * counted), or about none of the processes of -p (filter_pid.bpf.h).
+ * sched_switch is the exception (see on_switch()).
  */
 static __always_inline bool skip(__u32 a, __u32 b)
 {
-	if (self_tgid && (a == self_tgid || b == self_tgid))
+	if (is_self(&self_tgid, a, b))
 		return true;
 	return filtered(a, b);
 }

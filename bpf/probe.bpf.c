@@ -13,6 +13,7 @@
 #include <bpf/usdt.bpf.h>
 #include "frec/record.h"
 #include "ring.bpf.h"
+#include "filter_self.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -32,7 +33,7 @@ static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, _
 {
 	struct frec_rec_probe *r;
 
-	if (self_pid && bpf_get_current_pid_tgid() >> 32 == self_pid) {
+	if (current_is_self(&self_pid)) {
 		count(FREC_CNT_FILTERED);
 		return NULL;
 	}
