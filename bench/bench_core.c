@@ -13,9 +13,6 @@
  * and occasionally out of order.
  *
  *   bench_core [OUT.json]
- *
- * BENCH_COMPRESS_LEVEL=1..9 in the environment measures deflated blocks
- * (the recorder's compress_level) instead of stored ones.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -265,12 +262,10 @@ static int run(const struct recbuf *rb, uint64_t nevents, const char *dir, struc
 		{ .id = 4, .kind = FREC_PROBE_URETPROBE, .name = "uretprobe:/usr/bin/app:parse",
 		  .path = "/usr/bin/app", .func = "parse", .build_id = "" },
 	};
-	const char *lvl = getenv("BENCH_COMPRESS_LEVEL");
 	const char *keep;
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
 		.ncpus = NCPUS,
-		.compress_level = lvl ? (__u32)atoi(lvl) : 0,
 	};
 	struct frec_recorder *rec = frec_recorder__new(&o);
 	struct frec_recorder_stats st;

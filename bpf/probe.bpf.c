@@ -4,7 +4,8 @@
  * once per probe id with the id as its BPF cookie. They write struct
  * frec_rec_probe into frecd's ring buffer of the current CPU: frecd hands its
  * "rings" and "counters" maps over with bpf_map__reuse_fd() before this
- * object is loaded, so the maps in ring.bpf.h are only placeholders here.
+ * object is loaded, so the maps in ring.bpf.h and counters.bpf.h are only
+ * placeholders here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +13,7 @@
 #include <bpf/usdt.bpf.h>
 #include "frec/record.h"
 #include "ring.bpf.h"
+#include "filter_self.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -31,7 +33,7 @@ static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, _
 {
 	struct frec_rec_probe *r;
 
-	if (self_pid && bpf_get_current_pid_tgid() >> 32 == self_pid) {
+	if (current_is_self(&self_pid)) {
 		count(FREC_CNT_FILTERED);
 		return NULL;
 	}

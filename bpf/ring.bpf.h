@@ -2,7 +2,7 @@
 /*
  * frec's ring buffers as its BPF programs see them, shared by frec.bpf.c and
  * probe.bpf.c: one BPF ring buffer per CPU, in an array of maps indexed by
- * CPU number, and the per-CPU drop counters.
+ * CPU number; a record that finds no room is counted (counters.bpf.h).
  *
  * Why per CPU: with one ring shared by all CPUs every record takes the
  * ring's spinlock and moves its producer position's cache line between
@@ -15,11 +15,16 @@
  * creates one ring per CPU and puts it into the array before it attaches
  * any program. probe.bpf.c gets frecd's maps with bpf_map__reuse_fd(): its
  * definitions here are placeholders of the same shape.
+ *
+ * A program reserves, fills the record's own fields and submits, all in
+ * one run: ring_reserve() then ring_submit().
  */
 #ifndef FREC_RING_BPF_H
 #define FREC_RING_BPF_H
 
+#include "frec/record.h"
 #include "frec.h"
+#include "counters.bpf.h"
 
 /* Submit without waking the consumer unless this much waits (frec.h);
  * frecd lowers it to a quarter of a small ring. */
@@ -36,55 +41,6 @@ struct {
 	__type(key, __u32);
 	__array(values, struct frec_ring_map);
 } rings SEC(".maps");
-
-/* enum frec_counter, per CPU. The kernel keeps no count of failed
- * reserves, so this is the only record of drops. Per CPU is not enough to
- * make a plain increment safe: programs nest on a CPU (a hard-IRQ
- * sched_waking interrupts a uprobe or exec program, and uprobe programs
- * run with only migration disabled, so they can even be preempted), and a
- * nested program's increment between the outer one's load and store would
- * be lost. Adds are atomic (BPF_ATOMIC_ADD, without fetch: every kernel
- * since 5.10 has it). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FREC_CNT__MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline __u64 *counter(__u32 which)
-{
-	return bpf_map_lookup_elem(&counters, &which);
-}
-
-static __always_inline void count(__u32 which)
-{
-	__u64 *c = counter(which);
-
-	if (c)
-		__sync_fetch_and_add(c, 1);
-}
-
-/*
- * A record that found no room: counted, and its time kept, so that the
- * snapshot shows where the gap was rather than when frecd noticed it.
- * frecd sets FIRST_TS to 0 after each read; the first drop after that
- * sets it. The times are plain stores: a nested drop between the test and
- * the store can move first_ts later, or last_ts earlier, by the nested
- * program's run time, never outside the span of the drops themselves.
- */
-static __always_inline void count_drop(void)
-{
-	__u64 ts = bpf_ktime_get_boot_ns();
-	__u64 *first = counter(FREC_CNT_DROP_FIRST_TS);
-	__u64 *last = counter(FREC_CNT_DROP_LAST_TS);
-
-	count(FREC_CNT_DROPPED);
-	if (first && !*first)
-		*first = ts;
-	if (last && *last < ts)
-		*last = ts;
-}
 
 /*
  * A record of size bytes in this CPU's ring, its header filled in (the

@@ -40,11 +40,6 @@ struct frec_recorder_opts {
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
-	/* Blocks: 0 (default) stores them as encoded, which is already compact
-	 * (about 5.5 bytes per scheduler event) and costs nothing to seal;
-	 * 1-9 deflates them at that zlib level: about 17% smaller files for
-	 * several times the CPU per event. */
-	__u32 compress_level;
 };
 
 struct frec_recorder_stats {
@@ -59,7 +54,7 @@ struct frec_recorder_stats {
 	__u32 chunks_total;
 	__u32 chunks_in_use;
 	__u32 window_generations;	/* sealed generations held */
-	__u64 window_bytes;		/* their bytes (compressed, as written to files) */
+	__u64 window_bytes;		/* their bytes, as written to files */
 	__u64 window_start_ts;		/* oldest event held, 0 when empty */
 	__u64 window_end_ts;		/* newest seal time */
 	__u64 open_bytes;		/* encoded bytes in the open generation */

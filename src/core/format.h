@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The byte layout of the .frec file and of the encoded event stream, shared
- * by the writer (encode.c, seal.c, header.c) and the reader (reader.c).
+ * by the writer (encode.c, seal.c, header.c) and the reader (reader*.c).
  * docs/FORMAT.md is the prose version of this file; keep them in step.
  */
 #ifndef FREC_CORE_FORMAT_H

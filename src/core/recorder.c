@@ -41,8 +41,6 @@
 static void rec_destroy(struct frec_recorder *r)
 {
 	window_free_all(r);
-	if (r->zs_ready)
-		deflateEnd(&r->zs);
 	gen_free_tables(r);
 	pool_fini(&r->pool);
 	tasks_fini(&r->tasks);
@@ -67,8 +65,13 @@ static uint64_t div_up(uint64_t a, uint64_t b)
  * block being sealed, so the window may use what the open generation cannot
  * need: the chunks of a largest open generation (events never straddle
  * chunks, so each chunk may leave up to EV_MAX_BYTES unused), plus room for
- * its tables. Keeping that room free at every seal also lets recording go on
- * while a snapshot pins the whole window.
+ * its tables, plus one spare chunk. Keeping that room free at every seal
+ * also lets recording go on while a snapshot pins the whole window.
+ *
+ * The spare chunk was the one a deflated seal wrote before it freed a raw
+ * one; the recorder no longer deflates, but the chunk stays, so that the
+ * window's share of a given max_bytes (window_mem_max, what frec status and
+ * docs/FORMAT.md show) is what it has always been.
  */
 static uint32_t open_gen_chunks(uint64_t gen_max, uint64_t chunk, uint64_t pool_bytes)
 {
@@ -135,9 +138,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
 	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
 	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
-	r->compress_level = (int)OPT(o, compress_level, 0);
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
-	    r->compress_level > 9 ||
 	    max_threads > MAX_TASKS || max_procs > MAX_TASKS)
 		goto err_out;
 	nchunks = r->max_bytes / chunk;
@@ -174,12 +175,6 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	 * the duplicates pid reuse and a full table create. */
 	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64))
 		goto err_out;
-	if (r->compress_level) {
-		if (deflateInit2(&r->zs, r->compress_level, Z_DEFLATED, -15, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			goto err_out;
-		r->zs_ready = true;
-	}
 
 	r->next_seq = 1;
 	gen_reset(r, 0);

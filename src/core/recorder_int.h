@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
-#include <zlib.h>
 #include <frec/recorder.h>
 #include "format.h"
 #include "pool.h"
@@ -32,7 +31,7 @@
 /* Threads one event may add to the generation's thread table. */
 #define EV_MAX_THREADS		4
 
-/* Staging buffer for the tables on their way into deflate. */
+/* Staging buffer for the tables on their way into the block. */
 #define STAGE_BYTES		(16u << 10)
 
 /* Largest open generation we allow (raw bytes), so that a block stays well
@@ -149,7 +148,6 @@ struct frec_recorder {
 	 * need, and the rest, which the window may hold (window_evict). */
 	uint32_t open_chunks, window_chunks;
 	uint64_t tables_bytes;		/* allocated besides the pool (stats) */
-	int compress_level;	/* 0: blocks stored as encoded; 1-9: deflate */
 
 	struct pool pool;
 	struct task_table tasks;
@@ -175,8 +173,6 @@ struct frec_recorder {
 	char *probe_strs;
 	uint16_t probe_by_id[FREC_MAX_PROBES];	/* index + 1, for small ids */
 
-	z_stream zs;
-	bool zs_ready;
 	uint8_t *stage;
 
 	struct frec_recorder_stats st;

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <frec/recorder.h>
 #include <frec/snapshot.h>
 #include "synth.h"
@@ -32,8 +31,11 @@
 static const char *outdir;
 static unsigned written;
 static unsigned seed_ncpus;	/* of the last recorder(), for the header */
+static unsigned seed_level;	/* of the last recorder(): deflate its blocks */
 
-/* A recorder for the seeds: 4 KiB chunks, small tables. */
+/* A recorder for the seeds: 4 KiB chunks, small tables. Its seeds' blocks
+ * are stored, or with level 1-9 deflated at that zlib level once written
+ * (synth_deflate.h): the recorder stores its blocks. */
 static struct frec_recorder *recorder(unsigned ncpus, unsigned level)
 {
 	struct frec_recorder_opts o = {
@@ -45,11 +47,11 @@ static struct frec_recorder *recorder(unsigned ncpus, unsigned level)
 		.ncpus = ncpus,
 		.max_threads = 4096,
 		.max_processes = 1024,
-		.compress_level = level,
 	};
 	struct frec_recorder *rec = frec_recorder__new(&o);
 
 	seed_ncpus = ncpus;
+	seed_level = level;
 	if (!rec) {
 		fprintf(stderr, "gen_corpus: recorder: %s\n", strerror(errno));
 		exit(1);
@@ -99,6 +101,8 @@ static void write_seed_as(struct frec_recorder *rec, const char *name, __u64 now
 	if (dfd >= 0)
 		close(dfd);
 	frec_recorder__unpin(rec, pin);
+	if (!err && seed_level)
+		err = synth_deflate_file(path, (int)seed_level);
 	if (err) {
 		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(-err));
 		exit(1);
@@ -445,10 +449,8 @@ static void seed_damaged(void)
  */
 static size_t hostile_block(uint8_t **out, size_t raw_len, bool tables)
 {
-	size_t n = raw_len / 3, sum_len, events_len = tables ? 0 : raw_len;
+	size_t n = raw_len / 3, sum_len, events_len = tables ? 0 : raw_len, blk_len;
 	uint8_t sum[64], *p = sum, *raw, *blk;
-	z_stream zs = { 0 };
-	uLong bound;
 
 	p = put_varint(p, 1);			/* seq */
 	p = put_varint(p, 1000);		/* start_ts */
@@ -468,29 +470,12 @@ static size_t hostile_block(uint8_t **out, size_t raw_len, bool tables)
 	}
 	memcpy(raw + events_len, sum, sum_len);
 	raw_len = events_len + sum_len + (tables ? raw_len : 0);
-	if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-		exit(1);
-	bound = deflateBound(&zs, raw_len);
-	blk = malloc(BLOCK_HDR_LEN + bound);
+	blk = synth_deflate_block(raw, raw_len, events_len, raw_len, 9, 9, &blk_len);
 	if (!blk)
 		exit(1);
-	zs.next_in = raw;
-	zs.avail_in = (uInt)raw_len;
-	zs.next_out = blk + BLOCK_HDR_LEN;
-	zs.avail_out = (uInt)bound;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		exit(1);
-	memcpy(blk, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
-	put_le32(blk + BLOCK_OFF_FLAGS, BLOCK_COMP_DEFLATE);
-	put_le32(blk + BLOCK_OFF_PAYLOAD, (uint32_t)zs.total_out);
-	put_le32(blk + BLOCK_OFF_RAW, (uint32_t)raw_len);
-	put_le32(blk + BLOCK_OFF_EVENTS, (uint32_t)events_len);
-	put_le32(blk + BLOCK_OFF_PCRC, (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)zs.total_out));
-	put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
-	deflateEnd(&zs);
 	free(raw);
 	*out = blk;
-	return BLOCK_HDR_LEN + zs.total_out;
+	return blk_len;
 }
 
 static void seed_hostile(const char *name, size_t raw_mib)

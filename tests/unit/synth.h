@@ -8,8 +8,9 @@
  *
  *   synth_tmpdir(dir)                 mkdtemp a directory, synth_rmdir() removes it
  *   synth_recorder(ncpus)             a recorder with test-friendly options
- *   synth_compress_level              set it to 1-9 to deflate the blocks that
- *                                     synth_recorder() recorders seal (default 0)
+ *   synth_compress_level              set it to 1-9 to deflate the blocks of the
+ *                                     files synth_write() writes (default 0: stored;
+ *                                     synth_deflate.h)
  *   synth_switch/_wake/_fork/_exec/_exit/_rename/_migrate/_probe(rec, ...)
  *                                     push one ring record of that type
  *   synth_write(rec, dir, name, now)  seal, pin, write dir/name, unpin
@@ -46,6 +47,7 @@
 #include <unistd.h>
 #include <frec/recorder.h>
 #include <frec/snapshot.h>
+#include "synth_deflate.h"
 
 #define SYNTH_KNOWN_EVENTS	12
 #define SYNTH_KNOWN_GENS	2
@@ -83,7 +85,6 @@ static inline struct frec_recorder *synth_recorder(unsigned ncpus)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
-		.compress_level = synth_compress_level,
 		.max_bytes = 1 << 20,
 		.chunk_bytes = 4096,
 		.ncpus = ncpus,
@@ -259,6 +260,12 @@ static inline int synth_write(struct frec_recorder *rec, const char *dir, const 
 	err = frec_snapshot__write(dfd, name, &hdr, pin);
 	close(dfd);
 	frec_recorder__unpin(rec, pin);
+	if (!err && synth_compress_level) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		err = synth_deflate_file(path, (int)synth_compress_level);
+	}
 	return err;
 }
 

@@ -74,7 +74,6 @@ static struct frec_recorder *rand_recorder(void)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
-		.compress_level = synth_compress_level,
 		.max_bytes = 8 << 20,
 		.gen_max_bytes = 16 << 10,
 		.chunk_bytes = 4096,

@@ -21,11 +21,10 @@
 
 /* 64 KiB of memory in 4 KiB chunks, gen_max 4 KiB, min_age 10 s, period
  * 1 s. */
-static struct frec_recorder *small_rec_level(unsigned level)
+static struct frec_recorder *small_rec(void)
 {
 	struct frec_recorder_opts o = {
 		.sz = sizeof(o),
-		.compress_level = level,
 		.max_bytes = 64 << 10,
 		.gen_max_bytes = 4096,
 		.chunk_bytes = 4096,
@@ -37,11 +36,6 @@ static struct frec_recorder *small_rec_level(unsigned level)
 
 	assert_non_null(rec);
 	return rec;
-}
-
-static struct frec_recorder *small_rec(void)
-{
-	return small_rec_level(0);
 }
 
 /* The small recorder's split: 16 chunks, 4 of them the open generation's
@@ -76,8 +70,8 @@ static void test_ceiling(void **state)
 	frec_recorder__stats(rec, &st);
 	/* max_bytes exactly. The open generation's room: 4 KiB of events
 	 * plus the block header, in chunks of which each may leave 97 bytes
-	 * (a largest event) unused: 2; its tables (max_bytes / 16): 1; the
-	 * first chunk deflate writes before it frees one: 1. */
+	 * (a largest event) unused: 2; its tables (max_bytes / 16): 1; one
+	 * spare (recorder.c, open_gen_chunks()): 1. */
 	assert_int_equal(st.chunks_total, SMALL_CHUNKS);
 	assert_int_equal(st.pool_bytes, 64 << 10);
 	assert_int_equal(st.window_mem_max, SMALL_WINDOW * 4096);
@@ -106,7 +100,7 @@ static __u64 pool_chunk(struct frec_recorder *rec, __u32 *nchunks)
 static void test_default_chunk(void **state)
 {
 	/* room: the open generation's chunks with the default gen_max
-	 * (max_bytes / 32): its events, its tables, one for deflate. */
+	 * (max_bytes / 32): its events, its tables, one spare. */
 	static const struct {
 		__u64 max_bytes;
 		__u32 chunk, nchunks, room;
@@ -148,8 +142,7 @@ static void test_default_chunk(void **state)
 }
 
 /*
- * The bound itself, whatever the generation size, chunk size and block
- * compression: the pool is at most max_bytes; a random stream recorded with
+ * The bound itself, whatever the generation size and chunk size: the pool is at most max_bytes; a random stream recorded with
  * ticks never finds it dry (no miss, no early eviction, nothing discarded);
  * after every seal the window holds at most window_mem_max; a snapshot
  * holds at most max_bytes.
@@ -158,15 +151,15 @@ static void test_bound(void **state)
 {
 	static const struct {
 		__u64 max_bytes, gen_max;
-		__u32 chunk, level;
+		__u32 chunk;
 	} cases[] = {
-		{ 64 << 10, 0, 0, 0 },
-		{ 64 << 10, 1ull << 30, 4096, 0 },	/* clamped to max_bytes / 4 */
-		{ 64 << 10, 64 << 10, 1024, 6 },
-		{ 1 << 20, 1 << 20, 4096, 0 },
-		{ 1 << 20, 0, 0, 1 },
-		{ (3 << 20) + 5, 1ull << 30, 0, 0 },
-		{ 256 << 10, 2048, 1024, 0 },	/* many small generations */
+		{ 64 << 10, 0, 0 },
+		{ 64 << 10, 1ull << 30, 4096 },	/* clamped to max_bytes / 4 */
+		{ 64 << 10, 64 << 10, 1024 },
+		{ 1 << 20, 1 << 20, 4096 },
+		{ 1 << 20, 0, 0 },
+		{ (3 << 20) + 5, 1ull << 30, 0 },
+		{ 256 << 10, 2048, 1024 },	/* many small generations */
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -177,7 +170,6 @@ static void test_bound(void **state)
 			.gen_max_bytes = cases[c].gen_max,
 			.period_ns = 50 * MS,
 			.chunk_bytes = cases[c].chunk,
-			.compress_level = cases[c].level,
 			.ncpus = 4,
 			.max_threads = 256,
 			.max_processes = 64,
@@ -232,9 +224,9 @@ static void test_bound(void **state)
 
 /* Each tiny generation holds a whole chunk: the window counts memory, not
  * block bytes, so it keeps as many as its chunks allow, on time. */
-static void test_tiny_generations_level(unsigned level)
+static void test_tiny_generations(void **state)
 {
-	struct frec_recorder *rec = small_rec_level(level);
+	struct frec_recorder *rec = small_rec();
 	struct frec_recorder_stats st;
 
 	for (unsigned k = 0; k < 200; k++) {
@@ -254,18 +246,6 @@ static void test_tiny_generations_level(unsigned level)
 	assert_int_equal(st.mem_bytes, SMALL_WINDOW * 4096);
 	assert_true(st.window_bytes < SMALL_WINDOW * 4096);
 	frec_recorder__free(rec);
-}
-
-static void test_tiny_generations(void **state)
-{
-	test_tiny_generations_level(0);
-}
-
-/* A deflated block is written to a fresh chunk while the raw one is still
- * held: the room has that chunk. */
-static void test_tiny_generations_deflate(void **state)
-{
-	test_tiny_generations_level(1);
 }
 
 /* While a snapshot pins a full window, recording uses the open
@@ -669,7 +649,6 @@ int main(void)
 		cmocka_unit_test(test_default_chunk),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_tiny_generations),
-		cmocka_unit_test(test_tiny_generations_deflate),
 		cmocka_unit_test(test_pinned_not_freed),
 		cmocka_unit_test(test_written_reused),
 		cmocka_unit_test(test_early_eviction),

@@ -360,32 +360,13 @@ static void max_alloc_reset(void)
 }
 
 /* A well-formed deflated block (both CRCs right) of raw, whose header says
- * it inflates to claim bytes. */
+ * it inflates to claim bytes (synth_deflate.h). */
 static unsigned char *deflate_block(const uint8_t *raw, size_t raw_len, size_t events_len,
 				    size_t claim, size_t *len)
 {
-	z_stream zs = { 0 };
-	unsigned char *b;
-	uLong cap;
+	unsigned char *b = synth_deflate_block(raw, raw_len, events_len, claim, 9, 9, len);
 
-	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY), Z_OK);
-	cap = deflateBound(&zs, raw_len);
-	b = malloc(BLOCK_HDR_LEN + cap);
 	assert_non_null(b);
-	zs.next_in = (Bytef *)raw;
-	zs.avail_in = (uInt)raw_len;
-	zs.next_out = b + BLOCK_HDR_LEN;
-	zs.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	memcpy(b, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
-	put_le32(b + BLOCK_OFF_FLAGS, BLOCK_COMP_DEFLATE);
-	put_le32(b + BLOCK_OFF_PAYLOAD, (uint32_t)zs.total_out);
-	put_le32(b + BLOCK_OFF_RAW, (uint32_t)claim);
-	put_le32(b + BLOCK_OFF_EVENTS, (uint32_t)events_len);
-	put_le32(b + BLOCK_OFF_PCRC, (uint32_t)crc32(0, b + BLOCK_HDR_LEN, (uInt)zs.total_out));
-	put_le32(b + BLOCK_OFF_HCRC, (uint32_t)crc32(0, b, BLOCK_OFF_HCRC));
-	*len = BLOCK_HDR_LEN + zs.total_out;
-	deflateEnd(&zs);
 	return b;
 }
 

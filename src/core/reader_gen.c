@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A block's summary and tables (docs/FORMAT.md, "Summary and tables"):
+ * parsed into the reader's struct frec_gen, whose tables are reused from
+ * one generation to the next and grow only with entries actually parsed,
+ * and the lookups the API offers in them. Called by the reader's user, one
+ * thread at a time (see reader.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <frec/snapshot.h>
+#include "format.h"
+#include "reader_int.h"
+#include "varint.h"
+
+static int get_str(const uint8_t **pp, const uint8_t *end, const char **s)
+{
+	uint64_t n;
+
+	if (get_varint(pp, end, &n) || n >= (uint64_t)(end - *pp) || (*pp)[n])
+		return -1;
+	*s = (const char *)*pp;
+	*pp += n + 1;
+	return 0;
+}
+
+#define V64(x)	do { uint64_t v_; if (get_varint(&p, end, &v_)) return -EBADMSG; (x) = v_; } while (0)
+#define V32(x)	do { if (get_varint32(&p, end, &(x))) return -EBADMSG; } while (0)
+#define STR(x)	do { if (get_str(&p, end, &(x))) return -EBADMSG; } while (0)
+
+/* Section "process parents": n, then n x (tgid, ppid). A tgid the
+ * process table does not list is ignored. */
+static int section_parents(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
+{
+	uint32_t n, tgid, ppid, i;
+
+	V32(n);
+	if (n > (size_t)(end - p) / 2)
+		return -EBADMSG;
+	while (n--) {
+		V32(tgid);
+		V32(ppid);
+		i = map_get(&g->pmap, tgid);
+		if (i != NONE)
+			g->procs[i].ppid = ppid;
+	}
+	return p == end ? 0 : -EBADMSG;
+}
+
+/* Parse a block's uncompressed payload: the event stream (events_len
+ * bytes), then the summary and tables. */
+int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t events_len)
+{
+	const uint8_t *p = raw + events_len, *end = raw + raw_len;
+	struct frec_gen_info *in = &g->info;
+	uint64_t ntypes, x;
+	uint32_t nthreads, nprocs, nprobes, nstr, ncpus;
+	const char *s;
+
+	memset(in, 0, sizeof(*in));
+	V64(in->seq);
+	V64(in->start_ts);
+	V64(in->end_ts);
+	V64(in->nevents);
+	V64(ntypes);
+	if (ntypes > 256)
+		return -EBADMSG;
+	for (uint64_t t = 0; t < ntypes; t++) {
+		V64(x);
+		if (t < FREC_EV__MAX)
+			in->nevents_by_type[t] = x;
+	}
+	/* Every event takes at least EV_MIN_BYTES of the event stream. */
+	if (in->nevents > events_len / EV_MIN_BYTES)
+		return -EBADMSG;
+	V32(ncpus);
+	if (ncpus > FREC_MAX_CPUS || ncpus > (uint64_t)(end - p))
+		return -EBADMSG;
+	if (grow(&g->drops, &g->drops_cap, ncpus + 1, sizeof(*g->drops)) ||
+	    grow(&g->cur, &g->cur_cap, ncpus + 1, sizeof(*g->cur)))
+		return -ENOMEM;
+	for (uint32_t c = 0; c < ncpus; c++) {
+		V64(g->drops[c]);
+		g->cur[c] = NONE;
+	}
+	in->ncpus = ncpus;
+	in->drops = g->drops;
+	V32(nthreads);
+	V32(nprocs);
+	V32(nprobes);
+	V32(nstr);
+	/* Refuse counts the bytes really there cannot hold, all tables
+	 * together, before anything is allocated for them; the arrays then
+	 * grow with the entries actually parsed, and the maps are sized from
+	 * those. */
+	if ((uint64_t)nthreads * THREAD_MIN_BYTES + (uint64_t)nprocs * PROC_MIN_BYTES +
+		    (uint64_t)nprobes * PROBE_MIN_BYTES + (uint64_t)nstr * STR_MIN_BYTES >
+	    (uint64_t)(end - p))
+		return -EBADMSG;
+
+	for (uint32_t i = 0; i < nthreads; i++) {
+		struct frec_thread *t;
+
+		if (grow(&g->threads, &g->threads_cap, i + 1, sizeof(*g->threads)))
+			return -ENOMEM;
+		t = &g->threads[i];
+		V32(t->tid);
+		V32(t->tgid);
+		STR(s);
+		set_comm(t, s);
+	}
+	if (grow(&g->dup, &g->dup_cap, nthreads, 1) || map_reset(&g->tmap, nthreads))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nthreads; i++) {
+		uint32_t first = map_add(&g->tmap, g->threads[i].tid, i);
+
+		g->dup[i] = 0;
+		if (first != NONE)
+			g->dup[i] = g->dup[first] = 1;
+	}
+	for (uint32_t i = 0; i < nprocs; i++) {
+		if (grow(&g->procs, &g->procs_cap, i + 1, sizeof(*g->procs)))
+			return -ENOMEM;
+		V32(g->procs[i].tgid);
+		STR(g->procs[i].cmdline);
+	}
+	if (map_reset(&g->pmap, nprocs))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nprocs; i++)
+		map_add(&g->pmap, g->procs[i].tgid, i);
+	for (uint32_t i = 0; i < nprobes; i++) {
+		struct frec_probe_info *pi;
+
+		if (grow(&g->probes, &g->probes_cap, i + 1, sizeof(*g->probes)))
+			return -ENOMEM;
+		pi = &g->probes[i];
+		V32(pi->id);
+		V32(pi->kind);
+		STR(pi->name);
+		STR(pi->path);
+		STR(pi->func);
+		STR(pi->build_id);
+		V64(pi->offset);
+		V32(pi->nargs);
+	}
+	if (map_reset(&g->prmap, nprobes))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nprobes; i++)
+		map_add(&g->prmap, g->probes[i].id, i);
+	for (uint32_t i = 0; i < nstr; i++) {
+		if (grow(&g->strs, &g->strs_cap, i + 1, sizeof(*g->strs)))
+			return -ENOMEM;
+		STR(g->strs[i]);
+	}
+	for (uint32_t i = 0; i < nprocs; i++)
+		g->procs[i].ppid = 0;
+	/* Version 1 ends here (and later bytes are ignored); version 2 lists
+	 * its sections, each skipped unless known. */
+	if (g->version >= 2) {
+		uint32_t nsec, id, n;
+
+		V32(nsec);
+		for (uint32_t k = 0; k < nsec; k++) {
+			const uint8_t *sec_end;
+
+			V32(id);
+			V32(n);
+			if (n > (size_t)(end - p))
+				return -EBADMSG;
+			sec_end = p + n;
+			if (id == SECTION_PROCESS_PARENTS && section_parents(g, p, sec_end))
+				return -EBADMSG;
+			p = sec_end;
+		}
+	}
+
+	in->nthreads = nthreads;
+	in->nprocesses = nprocs;
+	in->nprobes = nprobes;
+	g->nstr = nstr;
+	g->p = raw;
+	g->end = raw + events_len;
+	g->left = in->nevents;
+	g->prev_ts = 0;
+	g->bad = false;
+	return 0;
+}
+
+void gen_free(struct frec_gen *g)
+{
+	free(g->drops);
+	free(g->threads);
+	free(g->dup);
+	free(g->procs);
+	free(g->probes);
+	free(g->strs);
+	free(g->cur);
+	map_free(&g->tmap);
+	map_free(&g->pmap);
+	map_free(&g->prmap);
+}
+
+const struct frec_gen_info *frec_gen__info(const struct frec_gen *g)
+{
+	return &g->info;
+}
+
+const struct frec_thread *frec_gen__thread(const struct frec_gen *g, __u32 tid)
+{
+	uint32_t i = map_get(&g->tmap, tid);
+
+	return i == NONE ? NULL : &g->threads[i];
+}
+
+const struct frec_thread *frec_gen__thread_at(const struct frec_gen *g, __u32 i)
+{
+	return i < g->info.nthreads ? &g->threads[i] : NULL;
+}
+
+const struct frec_process *frec_gen__process(const struct frec_gen *g, __u32 tgid)
+{
+	uint32_t i = map_get(&g->pmap, tgid);
+
+	return i == NONE ? NULL : &g->procs[i];
+}
+
+const struct frec_process *frec_gen__process_at(const struct frec_gen *g, __u32 i)
+{
+	return i < g->info.nprocesses ? &g->procs[i] : NULL;
+}
+
+const struct frec_probe_info *frec_gen__probe(const struct frec_gen *g, __u32 id)
+{
+	uint32_t i = map_get(&g->prmap, id);
+
+	return i == NONE ? NULL : &g->probes[i];
+}
+
+const struct frec_probe_info *frec_gen__probe_at(const struct frec_gen *g, __u32 i)
+{
+	return i < g->info.nprobes ? &g->probes[i] : NULL;
+}
