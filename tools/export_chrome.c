@@ -30,6 +30,7 @@
 #include "json.h"
 #include "map.h"
 #include "out.h"
+#include "percpu.h"
 #include "tools.h"
 #include "walk.h"
 
@@ -205,19 +206,18 @@ static struct cpu_run *cpu_of(struct cexport *x, __u32 cpu)
 	if (cpu >= FREC_MAX_CPUS)
 		return NULL;
 	if (cpu >= x->ncpus) {
-		struct cpu_run *c = realloc(x->cpus, (cpu + 1) * sizeof(*c));
-		__u32 i;
+		__u32 i, old = x->ncpus;
 		char name[32];
+		struct cpu_run *c = frec_percpu__grow(x->cpus, &x->ncpus, cpu, sizeof(*c));
 
 		if (!c) {
 			x->err = -ENOMEM;
 			return NULL;
 		}
-		memset(c + x->ncpus, 0, (cpu + 1 - x->ncpus) * sizeof(*c));
 		x->cpus = c;
-		if (!x->ncpus)
+		if (!old)
 			meta(x, "process_name", CPUS_PID, CPUS_PID, "CPUs", 8, NULL);
-		for (i = x->ncpus; i <= cpu; i++) {
+		for (i = old; i <= cpu; i++) {
 			snprintf(name, sizeof(name), "CPU %u", i);
 			meta(x, "thread_name", CPUS_PID, CPU_LANE(i), name, sizeof(name), NULL);
 			/* keep CPU lanes in CPU order */
@@ -226,7 +226,6 @@ static struct cpu_run *cpu_of(struct cexport *x, __u32 cpu)
 			pid_tid(x, CPUS_PID, CPU_LANE(i));
 			frec_out__printf(x->o, ",\"args\":{\"sort_index\":%u}}", i);
 		}
-		x->ncpus = cpu + 1;
 	}
 	return &x->cpus[cpu];
 }

@@ -60,9 +60,11 @@
 #include <string.h>
 #include "calls.h"
 #include "cpu_chain.h"
+#include "lost.h"
 #include "map.h"
 #include "out.h"
 #include "pb.h"
+#include "percpu.h"
 #include "tools.h"
 #include "walk.h"
 
@@ -209,8 +211,7 @@ struct pexport {
 	struct frec_map seen;		/* tgids in the current process tree */
 	struct frec_map ppids;		/* tgid -> ppid, from the forks walked */
 	struct frec_chain *chain;
-	__u64 *lost;			/* per CPU: records lost */
-	__u32 nlost;
+	struct frec_lost lost;		/* records lost, per CPU */
 	__u64 last_ts;
 	bool seq_started;
 	__u64 events;
@@ -329,20 +330,17 @@ static int bundle_err(struct bundle *b)
 
 static struct bundle *bundle_of(struct pexport *x, __u32 cpu)
 {
+	struct bundle *b;
+
 	if (cpu >= FREC_MAX_CPUS)
 		return NULL;
-	if (cpu >= x->ncpus) {
-		struct bundle *b = realloc(x->cpus, (cpu + 1) * sizeof(*b));
-
-		if (!b) {
-			x->err = -ENOMEM;
-			return NULL;
-		}
-		memset(b + x->ncpus, 0, (cpu + 1 - x->ncpus) * sizeof(*b));
-		x->cpus = b;
-		x->ncpus = cpu + 1;
+	b = frec_percpu__grow(x->cpus, &x->ncpus, cpu, sizeof(*b));
+	if (!b) {
+		x->err = -ENOMEM;
+		return NULL;
 	}
-	return &x->cpus[cpu];
+	x->cpus = b;
+	return &b[cpu];
 }
 
 static void emit_packet(struct pexport *x)
@@ -656,19 +654,10 @@ static void lost_on(struct pexport *x, __u32 cpu, __u64 ts)
 
 static void add_lost(struct pexport *x, const struct frec_event *ev)
 {
-	if (ev->cpu < FREC_MAX_CPUS && ev->cpu >= x->nlost) {
-		__u64 *l = realloc(x->lost, (ev->cpu + 1) * sizeof(*l));
-
-		if (!l) {
-			x->err = -ENOMEM;
-			return;
-		}
-		memset(l + x->nlost, 0, (ev->cpu + 1 - x->nlost) * sizeof(*l));
-		x->lost = l;
-		x->nlost = ev->cpu + 1;
+	if (frec_lost__add(&x->lost, ev->cpu, ev->lost.count)) {
+		x->err = -ENOMEM;
+		return;
 	}
-	if (ev->cpu < x->nlost)
-		x->lost[ev->cpu] += ev->lost.count;
 	/* Lost on no known CPU: every CPU may miss data. */
 	if (ev->cpu == FREC_CPU_UNKNOWN) {
 		for (__u32 c = 0; c < x->ncpus && !x->err; c++)
@@ -1139,10 +1128,9 @@ static void ftrace_stats(struct pexport *x, int phase, __u64 ts)
 {
 	const struct frec_header *h = frec_walk__header(x->w);
 	struct frec_pb *p = &x->pkt;
-	__u32 cpu, n = h->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : h->ncpus;
+	/* at the start nothing is counted yet: the header's CPUs */
+	__u32 cpu, n = frec_lost__ncpus(&x->lost, h);
 
-	if (phase == FS_END_OF_TRACE && x->nlost > n)
-		n = x->nlost;
 	frec_pb__begin(p, 1);
 	frec_pb__uint(p, TP_TIMESTAMP, ts);
 	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
@@ -1152,7 +1140,7 @@ static void ftrace_stats(struct pexport *x, int phase, __u64 ts)
 		frec_pb__begin(p, FS_CPU_STATS);
 		frec_pb__uint(p, FCS_CPU, cpu);
 		frec_pb__uint(p, FCS_DROPPED_EVENTS,
-			      phase == FS_END_OF_TRACE && cpu < x->nlost ? x->lost[cpu] : 0);
+			      phase == FS_END_OF_TRACE ? frec_lost__cpu(&x->lost, cpu) : 0);
 		frec_pb__end(p);
 	}
 	frec_pb__end(p);
@@ -1173,6 +1161,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_map__init(&x.tracks);
 	frec_map__init(&x.seen);
 	frec_map__init(&x.ppids);
+	frec_lost__init(&x.lost);
 	x.w = frec_walk__open(path, &wo, err, &status);
 	if (!x.w)
 		return status;
@@ -1228,7 +1217,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_map__fini(&x.seen);
 	frec_map__fini(&x.ppids);
 	frec_chain__free(x.chain);
-	free(x.lost);
+	frec_lost__fini(&x.lost);
 	frec_pb__fini(&x.pkt);
 	return frec_walk__close(x.w);
 }
