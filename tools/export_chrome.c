@@ -27,6 +27,7 @@
 #include <string.h>
 #include "calls.h"
 #include "cpu_chain.h"
+#include "export_calls.h"
 #include "json.h"
 #include "map.h"
 #include "out.h"
@@ -306,6 +307,12 @@ static void instant_begin(struct cexport *x, const char *name, const char *cat, 
 	instant_scoped(x, name, cat, ts, pid, tid, 't');
 }
 
+/* The exit's thread group, or the walker's when the event names none. */
+static __u32 exit_tgid(struct cexport *x, const struct frec_event *ev)
+{
+	return ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, ev->exit.pid);
+}
+
 static void on_task_event(struct cexport *x, const struct frec_event *ev)
 {
 	__u32 tid, tgid;
@@ -333,7 +340,7 @@ static void on_task_event(struct cexport *x, const struct frec_event *ev)
 		break;
 	case FREC_EV_PROCESS_EXIT:
 		tid = ev->exit.pid;
-		tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, tid);
+		tgid = exit_tgid(x, ev);
 		name_thread(x, tid);
 		instant_begin(x, "exit", "sched", ev->ts, tgid, tid);
 		frec_out__printf(x->o, "\"tgid\":%u}}", ev->exit.tgid);
@@ -353,16 +360,6 @@ static void probe_args(struct cexport *x, __u32 nargs, const __u64 *args)
 	}
 }
 
-static const char *fn_name(struct cexport *x, int fn, __u32 probe_id, char *buf, size_t len)
-{
-	const struct frec_fn *f = frec_calls__fn(x->calls, fn);
-
-	if (f)
-		return f->short_name;
-	snprintf(buf, len, "probe #%u", probe_id);
-	return buf;
-}
-
 /* A call, written once it has ended: a complete (X) slice on the thread's
  * probes lane. ret NULL: it never returned (unfinished). */
 static void call_slice(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_frame *f,
@@ -373,7 +370,7 @@ static void call_slice(struct cexport *x, __u32 tgid, __u32 tid, const struct fr
 	name_probe_lane(x, tid, tgid);
 	sep(x);
 	frec_out__str(x->o, "{\"name\":");
-	frec_json__str(x->o, fn_name(x, f->fn, 0, buf, sizeof(buf)), 4096);
+	frec_json__str(x->o, frec_export_calls__name(x->calls, f->fn, 0, buf, sizeof(buf)), 4096);
 	frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"X\"");
 	ts_field(x, "ts", f->ts);
 	ts_field(x, "dur", end >= f->ts ? end - f->ts : 0);
@@ -404,79 +401,46 @@ static void hit(struct cexport *x, __u32 tgid, __u32 tid, const char *name, __u6
 	frec_out__str(x->o, "}}");
 }
 
-static void abandoned(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_call *c,
-		      __u64 ts)
+static __u64 lane_of(void *ctx, __u32 tgid, __u32 tid, __u64 ts, __u32 cpu)
 {
-	unsigned int i;
-	char buf[32];
-
-	for (i = 0; i < c->nabandoned; i++) {
-		const struct frec_frame *f = &c->abandoned[i];
-		const struct frec_fn *fn = frec_calls__fn(x->calls, f->fn);
-
-		if (fn && fn->has_return && c->why != FREC_ABANDON_EVICT)
-			call_slice(x, tgid, tid, f, ts, NULL);
-		else
-			hit(x, tgid, tid, fn_name(x, f->fn, 0, buf, sizeof(buf)), f->ts, f->nargs,
-			    f->args, NULL);
-	}
+	(void)ts;
+	(void)cpu;
+	name_probe_lane(ctx, tid, tgid);
+	return 0;
 }
 
-static void on_probe(struct cexport *x, const struct frec_event *ev)
+static __u64 open_lane(void *ctx, __u32 tgid, __u32 tid)
 {
-	const struct frec_fn *fn;
-	struct frec_call c;
-	char name[160], buf[32];
-
-	frec_calls__event(x->calls, ev, &c);
-	abandoned(x, ev->tgid, ev->tid, &c, ev->ts);
-	switch (c.kind) {
-	case FREC_CALL_ENTRY:
-		name_probe_lane(x, ev->tid, ev->tgid);
-		break;		/* written when it ends */
-	case FREC_CALL_RETURN:
-		call_slice(x, ev->tgid, ev->tid, c.entry, ev->ts, &ev->probe.ret);
-		break;
-	default:
-		fn = frec_calls__fn(x->calls, c.fn);
-		snprintf(name, sizeof(name), "%s%s", fn_name(x, c.fn, ev->probe.probe_id, buf, sizeof(buf)),
-			 fn && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
-		hit(x, ev->tgid, ev->tid, name, ev->ts, ev->probe.nargs, ev->probe.args,
-		    ev->type == FREC_EV_URETPROBE ? &ev->probe.ret : NULL);
-		break;
-	}
+	(void)ctx;
+	(void)tgid;
+	(void)tid;
+	return 0;	/* named at the entry */
 }
 
-static void on_exit_calls(struct cexport *x, const struct frec_event *ev)
+/* A call still open at the end ran until the last event. */
+static void call_ended(void *ctx, __u64 lane, __u32 tgid, __u32 tid, const struct frec_frame *f,
+		       __u64 end, const __s64 *ret, bool open)
 {
-	struct frec_call c;
-	__u32 tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, ev->exit.pid);
+	struct cexport *x = ctx;
 
-	frec_calls__exit(x->calls, ev->exit.pid, &c);
-	abandoned(x, tgid, ev->exit.pid, &c, ev->ts);
+	(void)lane;
+	call_slice(x, tgid, tid, f, open ? x->last_ts : end, ret);
 }
 
-/* The end of the recording: calls still open run until the last event. */
-static void open_calls(struct cexport *x)
+static void probe_hit(void *ctx, __u64 lane, __u32 tgid, __u32 tid, const char *name, __u64 ts,
+		      __u32 nargs, const __u64 *args, const __s64 *ret, bool unfinished)
 {
-	const struct frec_frame *frames;
-	unsigned int n, i;
-	size_t pos = 0;
-	__u32 tid, tgid;
-	char buf[32];
-
-	while (frec_calls__next_open(x->calls, &pos, &tid, &tgid, &frames, &n)) {
-		for (i = 0; i < n; i++) {
-			const struct frec_fn *fn = frec_calls__fn(x->calls, frames[i].fn);
-
-			if (fn && fn->has_return)
-				call_slice(x, tgid, tid, &frames[i], x->last_ts, NULL);
-			else
-				hit(x, tgid, tid, fn_name(x, frames[i].fn, 0, buf, sizeof(buf)),
-				    frames[i].ts, frames[i].nargs, frames[i].args, NULL);
-		}
-	}
+	(void)lane;
+	(void)unfinished;
+	hit(ctx, tgid, tid, name, ts, nargs, args, ret);
 }
+
+static const struct frec_export_call_ops call_ops = {
+	.track = lane_of,
+	.open_track = open_lane,
+	.slice = call_ended,
+	.hit = probe_hit,
+};
 
 static void on_gap(struct cexport *x, const struct frec_event *ev)
 {
@@ -529,7 +493,7 @@ static int export_gen(struct cexport *x)
 			break;
 		case FREC_EV_PROCESS_EXIT:
 			on_task_event(x, ev);
-			on_exit_calls(x, ev);
+			frec_export_calls__exit(x->calls, ev, exit_tgid(x, ev), &call_ops, x);
 			break;
 		case FREC_EV_TASK_RENAME:
 			/* name the lane again once the new name is in the table */
@@ -537,7 +501,7 @@ static int export_gen(struct cexport *x)
 		case FREC_EV_UPROBE:
 		case FREC_EV_URETPROBE:
 		case FREC_EV_USDT:
-			on_probe(x, ev);
+			frec_export_calls__event(x->calls, ev, &call_ops, x);
 			break;
 		case FREC_EV_LOST:
 			on_lost(x, ev);
@@ -598,7 +562,7 @@ int frec_export_chrome__run(const char *path, const struct frec_export_opts *opt
 		for (cpu = 0; !rc && cpu < x.ncpus; cpu++)
 			running(&x, cpu, &x.cpus[cpu], x.last_ts);
 		if (!rc)
-			open_calls(&x);
+			frec_export_calls__open(x.calls, &call_ops, &x);
 		frec_out__str(x.o, "\n]}\n");
 	}
 	if (x.o) {

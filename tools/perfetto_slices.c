@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "calls.h"
+#include "export_calls.h"
 #include "perfetto.h"
 #include "walk.h"
 
@@ -135,23 +136,13 @@ static void annotate_args(struct frec_pb *p, __u32 nargs, const __u64 *args)
 		annotate_uint(p, names[i], args[i]);
 }
 
-static const char *fn_name(struct pexport *x, int fn, __u32 probe_id, char *buf, size_t len)
-{
-	const struct frec_fn *f = frec_calls__fn(x->calls, fn);
-
-	if (f)
-		return f->short_name;
-	snprintf(buf, len, "probe #%u", probe_id);
-	return buf;
-}
-
 /* A call that began at f and ended at ts (ret, or unfinished when NULL). */
 static void slice(struct pexport *x, __u64 uuid, const struct frec_frame *f, __u64 ts,
 		  const __s64 *ret, bool end)
 {
 	char buf[32];
 
-	track_event_begin(x, f->ts, uuid, TE_SLICE_BEGIN, fn_name(x, f->fn, 0, buf, sizeof(buf)));
+	track_event_begin(x, f->ts, uuid, TE_SLICE_BEGIN, frec_export_calls__name(x->calls, f->fn, 0, buf, sizeof(buf)));
 	annotate_args(&x->pkt, f->nargs, f->args);
 	track_event_end(x);
 	if (!end)
@@ -164,91 +155,65 @@ static void slice(struct pexport *x, __u64 uuid, const struct frec_frame *f, __u
 	track_event_end(x);
 }
 
-/* An entry that left the stack without its return. */
-static void abandoned(struct pexport *x, __u64 uuid, const struct frec_call *c, __u64 ts)
+static __u64 track_of(void *ctx, __u32 tgid, __u32 tid, __u64 ts, __u32 cpu)
 {
-	unsigned int i;
-	char buf[32];
-
-	for (i = 0; i < c->nabandoned; i++) {
-		const struct frec_frame *f = &c->abandoned[i];
-		const struct frec_fn *fn = frec_calls__fn(x->calls, f->fn);
-
-		if (fn && fn->has_return && c->why != FREC_ABANDON_EVICT) {
-			slice(x, uuid, f, ts, NULL, true);
-			continue;
-		}
-		/* no return probe: the entry was just a hit */
-		track_event_begin(x, f->ts, uuid, TE_INSTANT, fn_name(x, f->fn, 0, buf, sizeof(buf)));
-		annotate_args(&x->pkt, f->nargs, f->args);
-		if (fn && fn->has_return)
-			annotate_true(&x->pkt, "unfinished");
-		track_event_end(x);
-	}
+	return thread_track(ctx, tgid, tid, ts, cpu);
 }
+
+static __u64 open_track(void *ctx, __u32 tgid, __u32 tid)
+{
+	(void)ctx;
+	return track_uuid(tgid, tid);
+}
+
+static void call_slice(void *ctx, __u64 uuid, __u32 tgid, __u32 tid, const struct frec_frame *f,
+		       __u64 end, const __s64 *ret, bool open)
+{
+	(void)tgid;
+	(void)tid;
+	slice(ctx, uuid, f, end, ret, !open);
+}
+
+static void hit(void *ctx, __u64 uuid, __u32 tgid, __u32 tid, const char *name, __u64 ts,
+		__u32 nargs, const __u64 *args, const __s64 *ret, bool unfinished)
+{
+	struct pexport *x = ctx;
+
+	(void)tgid;
+	(void)tid;
+	track_event_begin(x, ts, uuid, TE_INSTANT, name);
+	annotate_args(&x->pkt, nargs, args);
+	if (ret)
+		annotate_int(&x->pkt, "ret", *ret);
+	if (unfinished)
+		annotate_true(&x->pkt, "unfinished");
+	track_event_end(x);
+}
+
+static int export_error(void *ctx)
+{
+	return ((struct pexport *)ctx)->err;
+}
+
+static const struct frec_export_call_ops slice_ops = {
+	.track = track_of,
+	.open_track = open_track,
+	.slice = call_slice,
+	.hit = hit,
+	.error = export_error,
+};
 
 void pexport__probe(struct pexport *x, const struct frec_event *ev)
 {
-	const struct frec_fn *fn;
-	struct frec_call c;
-	__u64 uuid;
-	char name[160], buf[32];
-
-	frec_calls__event(x->calls, ev, &c);
-	uuid = thread_track(x, ev->tgid, ev->tid, ev->ts, ev->cpu);
-	/* inner calls end before the one returning: their ENDs come first */
-	abandoned(x, uuid, &c, ev->ts);
-	switch (c.kind) {
-	case FREC_CALL_ENTRY:
-		break;		/* written when it ends */
-	case FREC_CALL_RETURN:
-		slice(x, uuid, c.entry, ev->ts, &ev->probe.ret, true);
-		break;
-	default:
-		fn = frec_calls__fn(x->calls, c.fn);
-		snprintf(name, sizeof(name), "%s%s", fn_name(x, c.fn, ev->probe.probe_id, buf, sizeof(buf)),
-			 fn && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
-		track_event_begin(x, ev->ts, uuid, TE_INSTANT, name);
-		annotate_args(&x->pkt, ev->probe.nargs, ev->probe.args);
-		if (ev->type == FREC_EV_URETPROBE)
-			annotate_int(&x->pkt, "ret", ev->probe.ret);
-		track_event_end(x);
-		break;
-	}
+	frec_export_calls__event(x->calls, ev, &slice_ops, x);
 }
 
 void pexport__thread_exit(struct pexport *x, const struct frec_event *ev)
 {
-	struct frec_call c;
-
-	frec_calls__exit(x->calls, ev->exit.pid, &c);
-	if (c.nabandoned)
-		abandoned(x, thread_track(x, ev->exit.tgid, ev->exit.pid, ev->ts, ev->cpu), &c,
-			  ev->ts);
+	frec_export_calls__exit(x->calls, ev, ev->exit.tgid, &slice_ops, x);
 }
 
 void pexport__open_calls(struct pexport *x)
 {
-	const struct frec_frame *frames;
-	unsigned int n, i;
-	size_t pos = 0;
-	__u32 tid, tgid;
-	char buf[32];
-
-	while (!x->err && frec_calls__next_open(x->calls, &pos, &tid, &tgid, &frames, &n)) {
-		__u64 uuid = track_uuid(tgid, tid);
-
-		for (i = 0; i < n; i++) {
-			const struct frec_fn *fn = frec_calls__fn(x->calls, frames[i].fn);
-
-			if (fn && fn->has_return) {
-				slice(x, uuid, &frames[i], 0, NULL, false);
-				continue;
-			}
-			track_event_begin(x, frames[i].ts, uuid, TE_INSTANT,
-					  fn_name(x, frames[i].fn, 0, buf, sizeof(buf)));
-			annotate_args(&x->pkt, frames[i].nargs, frames[i].args);
-			track_event_end(x);
-		}
-	}
+	frec_export_calls__open(x->calls, &slice_ops, x);
 }
