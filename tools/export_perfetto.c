@@ -34,9 +34,9 @@ void pexport__emit(struct pexport *x)
 	if (x->pkt.err) {
 		x->err = x->pkt.err;
 	} else {
-		frec_out__write(x->o, x->pkt.buf, x->pkt.len);
-		if (frec_out__error(x->o))
-			x->err = frec_out__error(x->o);
+		frec_out__write(x->ew.o, x->pkt.buf, x->pkt.len);
+		if (frec_out__error(x->ew.o))
+			x->err = frec_out__error(x->ew.o);
 	}
 	frec_pb__reset(&x->pkt);
 }
@@ -44,19 +44,14 @@ void pexport__emit(struct pexport *x)
 static int export_gen(struct pexport *x)
 {
 	const struct frec_event *ev;
+	enum frec_chain_verdict v;
+	struct frec_chain_run run;
 	int rc;
 
-	if ((rc = frec_calls__gen(x->calls, frec_walk__gen(x->w))))
+	if ((rc = frec_export_walk__gen(&x->ew)))
 		return rc;
 	pexport__process_tree(x);
-	frec_chain__gen(x->chain, x->w);
-	while (!x->err && (ev = frec_walk__next_event(x->w))) {
-		struct frec_chain_run run;
-		enum frec_chain_verdict v = frec_chain__event(x->chain, ev, &run);
-
-		x->events++;
-		if (ev->ts > x->last_ts)
-			x->last_ts = ev->ts;
+	while (!x->err && (ev = frec_export_walk__next(&x->ew, &v, &run))) {
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:
 			pexport__switch(x, ev, v, &run);
@@ -105,16 +100,15 @@ static int export_gen(struct pexport *x)
 	/* memory stays bounded by one generation: flush every CPU */
 	pexport__flush_all(x);
 	if (!x->err)
-		x->err = frec_chain__error(x->chain);
+		x->err = frec_chain__error(x->ew.chain);
 	return x->err;
 }
 
 int frec_export_perfetto__run(const char *path, const struct frec_export_opts *opts, FILE *out,
 			      FILE *err, struct frec_export_stats *st)
 {
-	struct frec_walk_opts wo = { .sorted = true };
 	struct pexport x;
-	int status, rc = 0;
+	int rc;
 
 	memset(&x, 0, sizeof(x));
 	frec_pb__init(&x.pkt);
@@ -122,26 +116,21 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_map__init(&x.seen);
 	frec_map__init(&x.ppids);
 	frec_lost__init(&x.lost);
-	x.w = frec_walk__open(path, &wo, err, &status);
-	if (!x.w)
-		return status;
-	x.calls = frec_calls__new();
-	x.chain = frec_chain__new();
-	x.o = frec_out__new(out, opts && opts->gzip);
-	if (!x.calls || !x.chain || !x.o) {
-		rc = -ENOMEM;
-	} else {
+	rc = frec_export_walk__open(&x.ew, path, opts, out, err);
+	if (rc > 0)
+		return rc;
+	if (!rc) {
 		bool started = false;
 
 		pexport__system_info(&x);
-		while (!rc && frec_walk__next_gen(x.w) > 0) {
+		while (!rc && frec_export_walk__next_gen(&x.ew) > 0) {
 			if (!started) {
-				__u64 t0 = frec_walk__gen_info(x.w)->start_ts;
+				__u64 t0 = frec_walk__gen_info(x.ew.w)->start_ts;
 
 				started = true;
 				pexport__clock_snapshot(&x, t0);
 				pexport__ftrace_stats(&x, FS_START_OF_TRACE, t0);
-				x.last_ts = t0;
+				x.ew.last_ts = t0;
 			}
 			rc = export_gen(&x);
 		}
@@ -150,32 +139,15 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 			rc = x.err;
 		}
 		if (!rc && started) {
-			pexport__ftrace_stats(&x, FS_END_OF_TRACE, x.last_ts);
+			pexport__ftrace_stats(&x, FS_END_OF_TRACE, x.ew.last_ts);
 			rc = x.err;
 		}
 	}
-	if (x.o) {
-		uint64_t bytes = 0;
-		int rc2 = frec_out__close(x.o, &bytes);
-
-		if (!rc)
-			rc = rc2;
-		if (st)
-			st->bytes = bytes;
-	}
-	if (rc) {
-		fprintf(err, "frec: %s: export: %s\n", path, strerror(-rc));
-		frec_walk__fail(x.w);
-	}
-	if (st)
-		st->events = x.events;
 	pexport__bundles_free(&x);
-	frec_calls__free(x.calls);
 	frec_map__fini(&x.tracks);
 	frec_map__fini(&x.seen);
 	frec_map__fini(&x.ppids);
-	frec_chain__free(x.chain);
 	frec_lost__fini(&x.lost);
 	frec_pb__fini(&x.pkt);
-	return frec_walk__close(x.w);
+	return frec_export_walk__close(&x.ew, rc, path, err, st);
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <frec/snapshot.h>
 #include "cpu_chain.h"
+#include "export_walk.h"
 #include "lost.h"
 #include "map.h"
 #include "pb.h"
@@ -47,26 +48,18 @@
 #define FS_START_OF_TRACE	1
 #define FS_END_OF_TRACE		2
 
-struct frec_calls;
-struct frec_out;
-struct frec_walk;
 struct pbundle;
 
 struct pexport {
-	struct frec_walk *w;
-	struct frec_out *o;
+	struct frec_export_walk ew;	/* the walk, the output, calls, chains */
 	struct frec_pb pkt;		/* the packet being built */
 	struct pbundle *cpus;		/* perfetto_ftrace.c's, per CPU */
 	__u32 ncpus;
-	struct frec_calls *calls;
 	struct frec_map tracks;		/* tid -> track uuid announced */
 	bool seq_started;		/* SEQ_TRACKS has its first packet */
 	struct frec_map seen;		/* tgids in the current process tree */
 	struct frec_map ppids;		/* tgid -> ppid, from the forks walked */
-	struct frec_chain *chain;
 	struct frec_lost lost;		/* records lost, per CPU */
-	__u64 last_ts;
-	__u64 events;
 	int err;
 };
 

@@ -324,7 +324,7 @@ static long comm_index(struct pexport *x, struct pbundle *b, __u32 tid, __u32 cp
 
 	if (slot)
 		return (long)*slot - 1;
-	idx = intern(&b->in, frec_walk__comm(x->w, tid, cpu, buf));
+	idx = intern(&b->in, frec_walk__comm(x->ew.w, tid, cpu, buf));
 	if (idx < 0 || !(slot = frec_map__put(&b->by_tid, tid, NULL))) {
 		x->err = -ENOMEM;
 		return -1;
@@ -352,11 +352,11 @@ static void full_switch(struct pexport *x, struct pbundle *b, __u32 cpu, __u64 t
 	frec_pb__uint(p, FE_TIMESTAMP, ts);
 	frec_pb__uint(p, FE_PID, prev);
 	frec_pb__begin(p, FE_SCHED_SWITCH);
-	frec_pb__string(p, 1, frec_walk__comm(x->w, prev, cpu, buf));
+	frec_pb__string(p, 1, frec_walk__comm(x->ew.w, prev, cpu, buf));
 	frec_pb__int(p, 2, (__s32)prev);
 	frec_pb__int(p, 3, prev_prio);
 	frec_pb__int(p, 4, (__s64)prev_state);
-	frec_pb__string(p, 5, frec_walk__comm(x->w, next, cpu, buf2));
+	frec_pb__string(p, 5, frec_walk__comm(x->ew.w, next, cpu, buf2));
 	frec_pb__int(p, 6, (__s32)next);
 	frec_pb__int(p, 7, next_prio);
 	frec_pb__end(p);
@@ -442,7 +442,7 @@ void pexport__sched_event(struct pexport *x, const struct frec_event *ev)
 		if (!(p = pexport__event_begin(x, ev->cpu, ev->ts, ev->tid)))
 			return;
 		frec_pb__begin(p, ev->type == FREC_EV_SCHED_WAKEUP ? FE_SCHED_WAKEUP : FE_SCHED_WAKEUP_NEW);
-		frec_pb__string(p, 1, frec_walk__comm(x->w, ev->wake.pid, ev->cpu, buf));
+		frec_pb__string(p, 1, frec_walk__comm(x->ew.w, ev->wake.pid, ev->cpu, buf));
 		frec_pb__int(p, 2, (__s32)ev->wake.pid);
 		frec_pb__int(p, 3, ev->wake.prio);
 		frec_pb__int(p, 4, 1);
@@ -452,7 +452,7 @@ void pexport__sched_event(struct pexport *x, const struct frec_event *ev)
 		if (!(p = pexport__event_begin(x, ev->cpu, ev->ts, ev->tid)))
 			return;
 		frec_pb__begin(p, FE_MIGRATE_TASK);
-		frec_pb__string(p, 1, frec_walk__comm(x->w, ev->migrate.pid, ev->cpu, buf));
+		frec_pb__string(p, 1, frec_walk__comm(x->ew.w, ev->migrate.pid, ev->cpu, buf));
 		frec_pb__int(p, 2, (__s32)ev->migrate.pid);
 		frec_pb__int(p, 3, ev->migrate.prio);
 		frec_pb__int(p, 4, (__s32)ev->migrate.orig_cpu);

@@ -72,7 +72,7 @@ static __u64 thread_track(struct pexport *x, __u32 tgid, __u32 tid, __u64 ts, __
 	frec_pb__begin(p, TD_THREAD);
 	frec_pb__int(p, THD_PID, (__s32)tgid);
 	frec_pb__int(p, THD_TID, (__s32)tid);
-	frec_pb__string(p, THD_NAME, frec_walk__comm(x->w, tid, cpu, buf));
+	frec_pb__string(p, THD_NAME, frec_walk__comm(x->ew.w, tid, cpu, buf));
 	frec_pb__end(p);
 	frec_pb__end(p);
 	frec_pb__end(p);
@@ -142,7 +142,8 @@ static void slice(struct pexport *x, __u64 uuid, const struct frec_frame *f, __u
 {
 	char buf[32];
 
-	track_event_begin(x, f->ts, uuid, TE_SLICE_BEGIN, frec_export_calls__name(x->calls, f->fn, 0, buf, sizeof(buf)));
+	track_event_begin(x, f->ts, uuid, TE_SLICE_BEGIN,
+			  frec_export_calls__name(x->ew.calls, f->fn, 0, buf, sizeof(buf)));
 	annotate_args(&x->pkt, f->nargs, f->args);
 	track_event_end(x);
 	if (!end)
@@ -205,15 +206,15 @@ static const struct frec_export_call_ops slice_ops = {
 
 void pexport__probe(struct pexport *x, const struct frec_event *ev)
 {
-	frec_export_calls__event(x->calls, ev, &slice_ops, x);
+	frec_export_calls__event(x->ew.calls, ev, &slice_ops, x);
 }
 
 void pexport__thread_exit(struct pexport *x, const struct frec_event *ev)
 {
-	frec_export_calls__exit(x->calls, ev, ev->exit.tgid, &slice_ops, x);
+	frec_export_calls__exit(x->ew.calls, ev, ev->exit.tgid, &slice_ops, x);
 }
 
 void pexport__open_calls(struct pexport *x)
 {
-	frec_export_calls__open(x->calls, &slice_ops, x);
+	frec_export_calls__open(x->ew.calls, &slice_ops, x);
 }

@@ -44,14 +44,14 @@ void pexport__learn_parent(struct pexport *x, const struct frec_event *ev)
 	__u32 child = ev->fork.child_pid;
 	uint64_t *slot;
 
-	if (frec_walk__tgid(x->w, child) != child)
+	if (frec_walk__tgid(x->ew.w, child) != child)
 		return;		/* a thread of its parent's process */
 	slot = frec_map__put(&x->ppids, child, NULL);
 	if (!slot) {
 		x->err = -ENOMEM;
 		return;
 	}
-	*slot = frec_walk__tgid(x->w, ev->fork.parent_pid);
+	*slot = frec_walk__tgid(x->ew.w, ev->fork.parent_pid);
 }
 
 /* The parent process of tgid, 0 when not known: from the forks walked so
@@ -90,10 +90,10 @@ static void cmdline_args(struct frec_pb *p, const char *cmdline)
 
 void pexport__process_tree(struct pexport *x)
 {
-	const struct frec_gen_info *gi = frec_walk__gen_info(x->w);
-	struct frec_gen *g = frec_walk__gen(x->w);
+	const struct frec_gen_info *gi = frec_walk__gen_info(x->ew.w);
+	struct frec_gen *g = frec_walk__gen(x->ew.w);
 	struct frec_pb *p = &x->pkt;
-	size_t i, n = frec_walk__nthreads(x->w);
+	size_t i, n = frec_walk__nthreads(x->ew.w);
 
 	frec_pb__begin(p, TRACE_PACKET);
 	frec_pb__uint(p, TP_TIMESTAMP, gi->start_ts);
@@ -116,12 +116,12 @@ void pexport__process_tree(struct pexport *x)
 	/* every other process of a thread: named after its main thread (or
 	 * the first of its threads), flagged as a comm, not a command line */
 	for (i = 0; i < n; i++) {
-		const struct frec_thread *t = frec_walk__thread_at(x->w, i), *lead;
+		const struct frec_thread *t = frec_walk__thread_at(x->ew.w, i), *lead;
 		bool created;
 
 		if (!t->tid || !t->tgid || !frec_map__put(&x->seen, t->tgid, &created) || !created)
 			continue;
-		lead = frec_walk__thread(x->w, t->tgid);
+		lead = frec_walk__thread(x->ew.w, t->tgid);
 		frec_pb__begin(p, PT_PROCESSES);
 		frec_pb__int(p, PT_PROC_PID, (__s32)t->tgid);
 		ppid_field(p, x, t->tgid);
@@ -130,7 +130,7 @@ void pexport__process_tree(struct pexport *x)
 		frec_pb__end(p);
 	}
 	for (i = 0; i < n; i++) {
-		const struct frec_thread *t = frec_walk__thread_at(x->w, i);
+		const struct frec_thread *t = frec_walk__thread_at(x->ew.w, i);
 
 		if (!t->tid)
 			continue;	/* the idle tasks: Perfetto names them itself */
@@ -157,9 +157,9 @@ void pexport__task_event(struct pexport *x, const struct frec_event *ev)
 		if (!(p = pexport__event_begin(x, ev->cpu, ev->ts, ev->tid)))
 			return;
 		frec_pb__begin(p, FE_PROCESS_FORK);
-		frec_pb__string(p, 1, frec_walk__comm(x->w, ev->fork.parent_pid, ev->cpu, buf));
+		frec_pb__string(p, 1, frec_walk__comm(x->ew.w, ev->fork.parent_pid, ev->cpu, buf));
 		frec_pb__int(p, 2, (__s32)ev->fork.parent_pid);
-		comm = frec_walk__comm(x->w, ev->fork.child_pid, ev->cpu, buf2);
+		comm = frec_walk__comm(x->ew.w, ev->fork.child_pid, ev->cpu, buf2);
 		frec_pb__string(p, 3, comm);
 		frec_pb__int(p, 4, (__s32)ev->fork.child_pid);
 		pexport__event_end(x, ev->cpu);
@@ -168,7 +168,7 @@ void pexport__task_event(struct pexport *x, const struct frec_event *ev)
 		frec_pb__begin(p, FE_TASK_NEWTASK);
 		frec_pb__int(p, 1, (__s32)ev->fork.child_pid);
 		frec_pb__string(p, 2, comm);
-		if (frec_walk__tgid(x->w, ev->fork.child_pid) != ev->fork.child_pid)
+		if (frec_walk__tgid(x->ew.w, ev->fork.child_pid) != ev->fork.child_pid)
 			frec_pb__uint(p, 3, CLONE_THREAD_);
 		break;
 	case FREC_EV_PROCESS_EXEC:
@@ -183,7 +183,7 @@ void pexport__task_event(struct pexport *x, const struct frec_event *ev)
 		if (!(p = pexport__event_begin(x, ev->cpu, ev->ts, ev->tid)))
 			return;
 		frec_pb__begin(p, FE_PROCESS_EXIT);
-		comm = frec_walk__comm(x->w, ev->exit.pid, ev->cpu, buf);
+		comm = frec_walk__comm(x->ew.w, ev->exit.pid, ev->cpu, buf);
 		frec_pb__string(p, 1, comm);
 		frec_pb__int(p, 2, (__s32)ev->exit.pid);
 		frec_pb__int(p, 3, (__s32)ev->exit.tgid);
@@ -199,7 +199,7 @@ void pexport__task_event(struct pexport *x, const struct frec_event *ev)
 		frec_pb__begin(p, FE_TASK_RENAME);
 		frec_pb__int(p, 1, (__s32)ev->rename.pid);
 		/* the walker applies the rename after this event: the old name */
-		frec_pb__string(p, 2, frec_walk__comm(x->w, ev->rename.pid, ev->cpu, buf));
+		frec_pb__string(p, 2, frec_walk__comm(x->ew.w, ev->rename.pid, ev->cpu, buf));
 		frec_pb__strn(p, 3, ev->rename.newcomm, FREC_COMM_LEN);
 		break;
 	default:

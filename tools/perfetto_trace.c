@@ -41,7 +41,7 @@
 
 void pexport__system_info(struct pexport *x)
 {
-	const struct frec_header *h = frec_walk__header(x->w);
+	const struct frec_header *h = frec_walk__header(x->ew.w);
 	struct frec_pb *p = &x->pkt;
 
 	frec_pb__begin(p, TRACE_PACKET);
@@ -62,7 +62,7 @@ void pexport__system_info(struct pexport *x)
 /* BOOTTIME, the trace's clock, at t and REALTIME then: the header's offset. */
 void pexport__clock_snapshot(struct pexport *x, __u64 t)
 {
-	const struct frec_header *h = frec_walk__header(x->w);
+	const struct frec_header *h = frec_walk__header(x->ew.w);
 	struct frec_pb *p = &x->pkt;
 	__s64 real = (__s64)t + h->boottime_to_realtime_ns;
 
@@ -89,7 +89,7 @@ void pexport__clock_snapshot(struct pexport *x, __u64 t)
  * difference between the END and START phases. */
 void pexport__ftrace_stats(struct pexport *x, int phase, __u64 ts)
 {
-	const struct frec_header *h = frec_walk__header(x->w);
+	const struct frec_header *h = frec_walk__header(x->ew.w);
 	struct frec_pb *p = &x->pkt;
 	/* at the start nothing is counted yet: the header's CPUs */
 	__u32 cpu, n = frec_lost__ncpus(&x->lost, h);
