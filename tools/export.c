@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* frec export: option parsing and the output file; the formats are in
- * export_perfetto.c and export_chrome.c. The output is an outfile.h file: a
- * regular OUT is replaced only when the export succeeds, or when it exits 3
- * (damaged generations skipped: the trace of the intact ones is complete in
- * itself and is what the user asked for); a failure (exit 1) leaves OUT as
- * it was. */
+ * export_perfetto.c (and the files perfetto.h lists) and export_chrome.c,
+ * on top of export_walk.c and export_calls.c, which both share. The output
+ * is an outfile.h file: a regular OUT is replaced only when the export
+ * succeeds, or when it exits 3 (damaged generations skipped: the trace of
+ * the intact ones is complete in itself and is what the user asked for); a
+ * failure (exit 1) leaves OUT as it was. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -27,9 +27,12 @@
 #include <string.h>
 #include "calls.h"
 #include "cpu_chain.h"
+#include "export_calls.h"
+#include "export_walk.h"
 #include "json.h"
 #include "map.h"
 #include "out.h"
+#include "percpu.h"
 #include "tools.h"
 #include "walk.h"
 
@@ -51,10 +54,7 @@ struct cpu_run {
 };
 
 struct cexport {
-	struct frec_walk *w;
-	struct frec_out *o;
-	struct frec_calls *calls;
-	struct frec_chain *chain;
+	struct frec_export_walk ew;	/* the walk, the output, calls, chains */
 	bool first;			/* no event written yet: no comma */
 	struct frec_map named;		/* tid -> index into names: thread_name written */
 	struct lane_name *names;
@@ -63,8 +63,6 @@ struct cexport {
 	struct frec_map plane;		/* tid -> 1: probe lane named */
 	struct cpu_run *cpus;
 	__u32 ncpus;
-	__u64 last_ts;
-	__u64 events;
 	int err;
 };
 
@@ -72,46 +70,46 @@ static void sep(struct cexport *x)
 {
 	if (x->first) {
 		x->first = false;
-		frec_out__write(x->o, "\n", 1);
+		frec_out__write(x->ew.o, "\n", 1);
 	} else {
-		frec_out__write(x->o, ",\n", 2);
+		frec_out__write(x->ew.o, ",\n", 2);
 	}
 }
 
 static void ts_field(struct cexport *x, const char *key, __u64 ns)
 {
-	frec_out__write(x->o, ",\"", 2);
-	frec_out__str(x->o, key);
-	frec_out__write(x->o, "\":", 2);
-	frec_out__usecs(x->o, ns);
+	frec_out__write(x->ew.o, ",\"", 2);
+	frec_out__str(x->ew.o, key);
+	frec_out__write(x->ew.o, "\":", 2);
+	frec_out__usecs(x->ew.o, ns);
 }
 
 static void pid_tid(struct cexport *x, __u32 pid, __u32 tid)
 {
-	frec_out__str(x->o, ",\"pid\":");
-	frec_out__u64(x->o, pid);
-	frec_out__str(x->o, ",\"tid\":");
-	frec_out__u64(x->o, tid);
+	frec_out__str(x->ew.o, ",\"pid\":");
+	frec_out__u64(x->ew.o, pid);
+	frec_out__str(x->ew.o, ",\"tid\":");
+	frec_out__u64(x->ew.o, tid);
 }
 
 static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, const char *name,
 		 size_t max, const char *suffix)
 {
 	sep(x);
-	frec_out__str(x->o, "{\"ph\":\"M\",\"name\":\"");
-	frec_out__str(x->o, what);
-	frec_out__char(x->o, '"');
+	frec_out__str(x->ew.o, "{\"ph\":\"M\",\"name\":\"");
+	frec_out__str(x->ew.o, what);
+	frec_out__char(x->ew.o, '"');
 	pid_tid(x, pid, tid);
-	frec_out__str(x->o, ",\"args\":{\"name\":");
+	frec_out__str(x->ew.o, ",\"args\":{\"name\":");
 	if (suffix) {
 		char buf[FREC_COMM_LEN + 32];
 
 		snprintf(buf, sizeof(buf), "%.*s%s", (int)max, name, suffix);
-		frec_json__str(x->o, buf, sizeof(buf));
+		frec_json__str(x->ew.o, buf, sizeof(buf));
 	} else {
-		frec_json__str(x->o, name, max);
+		frec_json__str(x->ew.o, name, max);
 	}
-	frec_out__str(x->o, "}}");
+	frec_out__str(x->ew.o, "}}");
 }
 
 static void name_process(struct cexport *x, __u32 tgid)
@@ -129,13 +127,13 @@ static void name_process(struct cexport *x, __u32 tgid)
 	}
 	if (!created)
 		return;
-	p = frec_gen__process(frec_walk__gen(x->w), tgid);
-	t = frec_walk__thread(x->w, tgid);
+	p = frec_gen__process(frec_walk__gen(x->ew.w), tgid);
+	t = frec_walk__thread(x->ew.w, tgid);
 	if (p && p->cmdline && p->cmdline[0])
 		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, NULL);
 	else
 		meta(x, "process_name", tgid, tgid,
-		     t ? t->comm : frec_walk__comm(x->w, tgid, 0, buf), FREC_COMM_LEN, NULL);
+		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN, NULL);
 }
 
 /* Name a thread's lane when first seen and whenever its name changed. */
@@ -149,8 +147,8 @@ static void name_thread(struct cexport *x, __u32 tid)
 
 	if (!tid)
 		return;
-	t = frec_walk__thread(x->w, tid);
-	tgid = frec_walk__tgid(x->w, tid);
+	t = frec_walk__thread(x->ew.w, tid);
+	tgid = frec_walk__tgid(x->ew.w, tid);
 	slot = frec_map__put(&x->named, tid, &created);
 	if (!slot) {
 		x->err = -ENOMEM;
@@ -196,7 +194,7 @@ static void name_probe_lane(struct cexport *x, __u32 tid, __u32 tgid)
 		return;
 	name_thread(x, tid);
 	snprintf(suffix, sizeof(suffix), " %u probes", tid);
-	meta(x, "thread_name", tgid, PROBE_LANE(tid), frec_walk__comm(x->w, tid, 0, buf),
+	meta(x, "thread_name", tgid, PROBE_LANE(tid), frec_walk__comm(x->ew.w, tid, 0, buf),
 	     FREC_COMM_LEN, suffix);
 }
 
@@ -205,28 +203,26 @@ static struct cpu_run *cpu_of(struct cexport *x, __u32 cpu)
 	if (cpu >= FREC_MAX_CPUS)
 		return NULL;
 	if (cpu >= x->ncpus) {
-		struct cpu_run *c = realloc(x->cpus, (cpu + 1) * sizeof(*c));
-		__u32 i;
+		__u32 i, old = x->ncpus;
 		char name[32];
+		struct cpu_run *c = frec_percpu__grow(x->cpus, &x->ncpus, cpu, sizeof(*c));
 
 		if (!c) {
 			x->err = -ENOMEM;
 			return NULL;
 		}
-		memset(c + x->ncpus, 0, (cpu + 1 - x->ncpus) * sizeof(*c));
 		x->cpus = c;
-		if (!x->ncpus)
+		if (!old)
 			meta(x, "process_name", CPUS_PID, CPUS_PID, "CPUs", 8, NULL);
-		for (i = x->ncpus; i <= cpu; i++) {
+		for (i = old; i <= cpu; i++) {
 			snprintf(name, sizeof(name), "CPU %u", i);
 			meta(x, "thread_name", CPUS_PID, CPU_LANE(i), name, sizeof(name), NULL);
 			/* keep CPU lanes in CPU order */
 			sep(x);
-			frec_out__str(x->o, "{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
+			frec_out__str(x->ew.o, "{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
 			pid_tid(x, CPUS_PID, CPU_LANE(i));
-			frec_out__printf(x->o, ",\"args\":{\"sort_index\":%u}}", i);
+			frec_out__printf(x->ew.o, ",\"args\":{\"sort_index\":%u}}", i);
 		}
-		x->ncpus = cpu + 1;
 	}
 	return &x->cpus[cpu];
 }
@@ -240,20 +236,20 @@ static void running(struct cexport *x, __u32 cpu, const struct cpu_run *r, __u64
 	if (!r->known || !r->tid || ts < r->since)
 		return;
 	sep(x);
-	frec_out__str(x->o, "{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\"");
+	frec_out__str(x->ew.o, "{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\"");
 	ts_field(x, "ts", r->since);
 	ts_field(x, "dur", ts - r->since);
 	pid_tid(x, r->tgid, r->tid);
-	frec_out__printf(x->o, ",\"args\":{\"cpu\":%u}}", cpu);
+	frec_out__printf(x->ew.o, ",\"args\":{\"cpu\":%u}}", cpu);
 
 	sep(x);
-	frec_out__str(x->o, "{\"name\":");
-	frec_json__str(x->o, r->comm, FREC_COMM_LEN);
-	frec_out__str(x->o, ",\"cat\":\"cpu\",\"ph\":\"X\"");
+	frec_out__str(x->ew.o, "{\"name\":");
+	frec_json__str(x->ew.o, r->comm, FREC_COMM_LEN);
+	frec_out__str(x->ew.o, ",\"cat\":\"cpu\",\"ph\":\"X\"");
 	ts_field(x, "ts", r->since);
 	ts_field(x, "dur", ts - r->since);
 	pid_tid(x, CPUS_PID, CPU_LANE(cpu));
-	frec_out__printf(x->o, ",\"args\":{\"tid\":%u,\"pid\":%u}}", r->tid, r->tgid);
+	frec_out__printf(x->ew.o, ",\"args\":{\"tid\":%u,\"pid\":%u}}", r->tid, r->tgid);
 }
 
 static void on_switch(struct cexport *x, const struct frec_event *ev,
@@ -268,19 +264,19 @@ static void on_switch(struct cexport *x, const struct frec_event *ev,
 		/* it ran until its last event seen; the rest is not known */
 		running(x, ev->cpu, r, run->last_ts);
 		instant_begin(x, "switch chain break", "sched", ev->ts, CPUS_PID, CPU_LANE(ev->cpu));
-		frec_out__printf(x->o, "\"switched_in\":%u,\"prev\":%u,\"unknown_since\":",
+		frec_out__printf(x->ew.o, "\"switched_in\":%u,\"prev\":%u,\"unknown_since\":",
 				 run->tid, ev->sw.prev_pid);
-		frec_out__usecs(x->o, run->last_ts);
-		frec_out__str(x->o, "}}");
+		frec_out__usecs(x->ew.o, run->last_ts);
+		frec_out__str(x->ew.o, "}}");
 	} else {
 		running(x, ev->cpu, r, ev->ts);
 	}
 	name_thread(x, ev->sw.next_pid);
 	r->known = true;
 	r->tid = ev->sw.next_pid;
-	r->tgid = frec_walk__tgid(x->w, r->tid);
+	r->tgid = frec_walk__tgid(x->ew.w, r->tid);
 	r->since = ev->ts;
-	t = frec_walk__thread(x->w, r->tid);
+	t = frec_walk__thread(x->ew.w, r->tid);
 	snprintf(r->comm, sizeof(r->comm), "%.*s", FREC_COMM_LEN - 1, t ? t->comm : "<...>");
 }
 
@@ -289,22 +285,28 @@ static void instant_scoped(struct cexport *x, const char *name, const char *cat,
 			   __u32 pid, __u32 tid, char scope)
 {
 	sep(x);
-	frec_out__str(x->o, "{\"name\":");
-	frec_json__str(x->o, name, 4096);
-	frec_out__str(x->o, ",\"cat\":\"");
-	frec_out__str(x->o, cat);
-	frec_out__str(x->o, "\",\"ph\":\"i\",\"s\":\"");
-	frec_out__char(x->o, scope);
-	frec_out__char(x->o, '"');
+	frec_out__str(x->ew.o, "{\"name\":");
+	frec_json__str(x->ew.o, name, 4096);
+	frec_out__str(x->ew.o, ",\"cat\":\"");
+	frec_out__str(x->ew.o, cat);
+	frec_out__str(x->ew.o, "\",\"ph\":\"i\",\"s\":\"");
+	frec_out__char(x->ew.o, scope);
+	frec_out__char(x->ew.o, '"');
 	ts_field(x, "ts", ts);
 	pid_tid(x, pid, tid);
-	frec_out__str(x->o, ",\"args\":{");
+	frec_out__str(x->ew.o, ",\"args\":{");
 }
 
 static void instant_begin(struct cexport *x, const char *name, const char *cat, __u64 ts,
 			  __u32 pid, __u32 tid)
 {
 	instant_scoped(x, name, cat, ts, pid, tid, 't');
+}
+
+/* The exit's thread group, or the walker's when the event names none. */
+static __u32 exit_tgid(struct cexport *x, const struct frec_event *ev)
+{
+	return ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->ew.w, ev->exit.pid);
 }
 
 static void on_task_event(struct cexport *x, const struct frec_event *ev)
@@ -314,30 +316,30 @@ static void on_task_event(struct cexport *x, const struct frec_event *ev)
 	switch (ev->type) {
 	case FREC_EV_PROCESS_FORK:
 		tid = ev->fork.parent_pid;
-		tgid = frec_walk__tgid(x->w, tid);
+		tgid = frec_walk__tgid(x->ew.w, tid);
 		name_thread(x, tid);
 		instant_begin(x, "fork", "sched", ev->ts, tgid, tid);
-		frec_out__printf(x->o, "\"child_pid\":%u,\"child_comm\":", ev->fork.child_pid);
-		frec_json__str(x->o, frec_walk__thread(x->w, ev->fork.child_pid) ?
-				       frec_walk__thread(x->w, ev->fork.child_pid)->comm : "",
+		frec_out__printf(x->ew.o, "\"child_pid\":%u,\"child_comm\":", ev->fork.child_pid);
+		frec_json__str(x->ew.o, frec_walk__thread(x->ew.w, ev->fork.child_pid) ?
+				       frec_walk__thread(x->ew.w, ev->fork.child_pid)->comm : "",
 			       FREC_COMM_LEN);
-		frec_out__str(x->o, "}}");
+		frec_out__str(x->ew.o, "}}");
 		break;
 	case FREC_EV_PROCESS_EXEC:
 		tid = ev->exec.pid;
-		tgid = frec_walk__tgid(x->w, tid);
+		tgid = frec_walk__tgid(x->ew.w, tid);
 		name_thread(x, tid);
 		instant_begin(x, "exec", "sched", ev->ts, tgid, tid);
-		frec_out__str(x->o, "\"filename\":");
-		frec_json__str(x->o, ev->exec.filename, FREC_FILENAME_LEN);
-		frec_out__printf(x->o, ",\"old_pid\":%u}}", ev->exec.old_pid);
+		frec_out__str(x->ew.o, "\"filename\":");
+		frec_json__str(x->ew.o, ev->exec.filename, FREC_FILENAME_LEN);
+		frec_out__printf(x->ew.o, ",\"old_pid\":%u}}", ev->exec.old_pid);
 		break;
 	case FREC_EV_PROCESS_EXIT:
 		tid = ev->exit.pid;
-		tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, tid);
+		tgid = exit_tgid(x, ev);
 		name_thread(x, tid);
 		instant_begin(x, "exit", "sched", ev->ts, tgid, tid);
-		frec_out__printf(x->o, "\"tgid\":%u}}", ev->exit.tgid);
+		frec_out__printf(x->ew.o, "\"tgid\":%u}}", ev->exit.tgid);
 		break;
 	default:
 		break;
@@ -349,19 +351,9 @@ static void probe_args(struct cexport *x, __u32 nargs, const __u64 *args)
 	__u32 i, n = nargs > FREC_MAX_PROBE_ARGS ? FREC_MAX_PROBE_ARGS : nargs;
 
 	for (i = 0; i < n; i++) {
-		frec_out__printf(x->o, "%s\"arg%u\":", i ? "," : "", i);
-		frec_out__u64(x->o, args[i]);
+		frec_out__printf(x->ew.o, "%s\"arg%u\":", i ? "," : "", i);
+		frec_out__u64(x->ew.o, args[i]);
 	}
-}
-
-static const char *fn_name(struct cexport *x, int fn, __u32 probe_id, char *buf, size_t len)
-{
-	const struct frec_fn *f = frec_calls__fn(x->calls, fn);
-
-	if (f)
-		return f->short_name;
-	snprintf(buf, len, "probe #%u", probe_id);
-	return buf;
 }
 
 /* A call, written once it has ended: a complete (X) slice on the thread's
@@ -373,21 +365,21 @@ static void call_slice(struct cexport *x, __u32 tgid, __u32 tid, const struct fr
 
 	name_probe_lane(x, tid, tgid);
 	sep(x);
-	frec_out__str(x->o, "{\"name\":");
-	frec_json__str(x->o, fn_name(x, f->fn, 0, buf, sizeof(buf)), 4096);
-	frec_out__str(x->o, ",\"cat\":\"probe\",\"ph\":\"X\"");
+	frec_out__str(x->ew.o, "{\"name\":");
+	frec_json__str(x->ew.o, frec_export_calls__name(x->ew.calls, f->fn, 0, buf, sizeof(buf)), 4096);
+	frec_out__str(x->ew.o, ",\"cat\":\"probe\",\"ph\":\"X\"");
 	ts_field(x, "ts", f->ts);
 	ts_field(x, "dur", end >= f->ts ? end - f->ts : 0);
 	pid_tid(x, tgid, PROBE_LANE(tid));
-	frec_out__str(x->o, ",\"args\":{");
+	frec_out__str(x->ew.o, ",\"args\":{");
 	probe_args(x, f->nargs, f->args);
 	if (ret) {
-		frec_out__str(x->o, f->nargs ? ",\"ret\":" : "\"ret\":");
-		frec_out__s64(x->o, *ret);
+		frec_out__str(x->ew.o, f->nargs ? ",\"ret\":" : "\"ret\":");
+		frec_out__s64(x->ew.o, *ret);
 	} else {
-		frec_out__str(x->o, f->nargs ? ",\"unfinished\":true" : "\"unfinished\":true");
+		frec_out__str(x->ew.o, f->nargs ? ",\"unfinished\":true" : "\"unfinished\":true");
 	}
-	frec_out__str(x->o, "}}");
+	frec_out__str(x->ew.o, "}}");
 }
 
 /* A hit on the probes lane: USDT, an entry of a function without return
@@ -399,92 +391,59 @@ static void hit(struct cexport *x, __u32 tgid, __u32 tid, const char *name, __u6
 	instant_begin(x, name, "probe", ts, tgid, PROBE_LANE(tid));
 	probe_args(x, nargs, args);
 	if (ret) {
-		frec_out__str(x->o, nargs ? ",\"ret\":" : "\"ret\":");
-		frec_out__s64(x->o, *ret);
+		frec_out__str(x->ew.o, nargs ? ",\"ret\":" : "\"ret\":");
+		frec_out__s64(x->ew.o, *ret);
 	}
-	frec_out__str(x->o, "}}");
+	frec_out__str(x->ew.o, "}}");
 }
 
-static void abandoned(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_call *c,
-		      __u64 ts)
+static __u64 lane_of(void *ctx, __u32 tgid, __u32 tid, __u64 ts, __u32 cpu)
 {
-	unsigned int i;
-	char buf[32];
-
-	for (i = 0; i < c->nabandoned; i++) {
-		const struct frec_frame *f = &c->abandoned[i];
-		const struct frec_fn *fn = frec_calls__fn(x->calls, f->fn);
-
-		if (fn && fn->has_return && c->why != FREC_ABANDON_EVICT)
-			call_slice(x, tgid, tid, f, ts, NULL);
-		else
-			hit(x, tgid, tid, fn_name(x, f->fn, 0, buf, sizeof(buf)), f->ts, f->nargs,
-			    f->args, NULL);
-	}
+	(void)ts;
+	(void)cpu;
+	name_probe_lane(ctx, tid, tgid);
+	return 0;
 }
 
-static void on_probe(struct cexport *x, const struct frec_event *ev)
+static __u64 open_lane(void *ctx, __u32 tgid, __u32 tid)
 {
-	const struct frec_fn *fn;
-	struct frec_call c;
-	char name[160], buf[32];
-
-	frec_calls__event(x->calls, ev, &c);
-	abandoned(x, ev->tgid, ev->tid, &c, ev->ts);
-	switch (c.kind) {
-	case FREC_CALL_ENTRY:
-		name_probe_lane(x, ev->tid, ev->tgid);
-		break;		/* written when it ends */
-	case FREC_CALL_RETURN:
-		call_slice(x, ev->tgid, ev->tid, c.entry, ev->ts, &ev->probe.ret);
-		break;
-	default:
-		fn = frec_calls__fn(x->calls, c.fn);
-		snprintf(name, sizeof(name), "%s%s", fn_name(x, c.fn, ev->probe.probe_id, buf, sizeof(buf)),
-			 fn && ev->type == FREC_EV_URETPROBE ? " (return)" : "");
-		hit(x, ev->tgid, ev->tid, name, ev->ts, ev->probe.nargs, ev->probe.args,
-		    ev->type == FREC_EV_URETPROBE ? &ev->probe.ret : NULL);
-		break;
-	}
+	(void)ctx;
+	(void)tgid;
+	(void)tid;
+	return 0;	/* named at the entry */
 }
 
-static void on_exit_calls(struct cexport *x, const struct frec_event *ev)
+/* A call still open at the end ran until the last event. */
+static void call_ended(void *ctx, __u64 lane, __u32 tgid, __u32 tid, const struct frec_frame *f,
+		       __u64 end, const __s64 *ret, bool open)
 {
-	struct frec_call c;
-	__u32 tgid = ev->exit.tgid ? ev->exit.tgid : frec_walk__tgid(x->w, ev->exit.pid);
+	struct cexport *x = ctx;
 
-	frec_calls__exit(x->calls, ev->exit.pid, &c);
-	abandoned(x, tgid, ev->exit.pid, &c, ev->ts);
+	(void)lane;
+	call_slice(x, tgid, tid, f, open ? x->ew.last_ts : end, ret);
 }
 
-/* The end of the recording: calls still open run until the last event. */
-static void open_calls(struct cexport *x)
+static void probe_hit(void *ctx, __u64 lane, __u32 tgid, __u32 tid, const char *name, __u64 ts,
+		      __u32 nargs, const __u64 *args, const __s64 *ret, bool unfinished)
 {
-	const struct frec_frame *frames;
-	unsigned int n, i;
-	size_t pos = 0;
-	__u32 tid, tgid;
-	char buf[32];
-
-	while (frec_calls__next_open(x->calls, &pos, &tid, &tgid, &frames, &n)) {
-		for (i = 0; i < n; i++) {
-			const struct frec_fn *fn = frec_calls__fn(x->calls, frames[i].fn);
-
-			if (fn && fn->has_return)
-				call_slice(x, tgid, tid, &frames[i], x->last_ts, NULL);
-			else
-				hit(x, tgid, tid, fn_name(x, frames[i].fn, 0, buf, sizeof(buf)),
-				    frames[i].ts, frames[i].nargs, frames[i].args, NULL);
-		}
-	}
+	(void)lane;
+	(void)unfinished;
+	hit(ctx, tgid, tid, name, ts, nargs, args, ret);
 }
+
+static const struct frec_export_call_ops call_ops = {
+	.track = lane_of,
+	.open_track = open_lane,
+	.slice = call_ended,
+	.hit = probe_hit,
+};
 
 static void on_gap(struct cexport *x, const struct frec_event *ev)
 {
 	if (!x->ncpus)
 		return;
 	instant_scoped(x, "gap: nothing recorded", "lost", ev->ts, CPUS_PID, CPU_LANE(0), 'p');
-	frec_out__printf(x->o, "\"reason\":\"%s\",\"duration_ns\":%llu}}",
+	frec_out__printf(x->ew.o, "\"reason\":\"%s\",\"duration_ns\":%llu}}",
 			 ev->gap.kind == FREC_GAP_RELOAD ? "reload" : "unknown",
 			 (unsigned long long)(ev->gap.last_ts - ev->gap.first_ts));
 }
@@ -494,32 +453,27 @@ static void on_lost(struct cexport *x, const struct frec_event *ev)
 	/* Lost on no known CPU: one mark across the CPU lanes. */
 	if (ev->cpu == FREC_CPU_UNKNOWN && x->ncpus) {
 		instant_scoped(x, "lost records", "lost", ev->ts, CPUS_PID, CPU_LANE(0), 'p');
-		frec_out__printf(x->o, "\"cpu\":\"unknown\",\"count\":%llu}}",
+		frec_out__printf(x->ew.o, "\"cpu\":\"unknown\",\"count\":%llu}}",
 				 (unsigned long long)ev->lost.count);
 		return;
 	}
 	if (!cpu_of(x, ev->cpu))
 		return;
 	instant_begin(x, "lost records", "lost", ev->ts, CPUS_PID, CPU_LANE(ev->cpu));
-	frec_out__printf(x->o, "\"cpu\":%u,\"count\":%llu}}", ev->cpu,
+	frec_out__printf(x->ew.o, "\"cpu\":%u,\"count\":%llu}}", ev->cpu,
 			 (unsigned long long)ev->lost.count);
 }
 
 static int export_gen(struct cexport *x)
 {
 	const struct frec_event *ev;
+	enum frec_chain_verdict v;
+	struct frec_chain_run run;
 	int rc;
 
-	if ((rc = frec_calls__gen(x->calls, frec_walk__gen(x->w))))
+	if ((rc = frec_export_walk__gen(&x->ew)))
 		return rc;
-	frec_chain__gen(x->chain, x->w);
-	while (!x->err && (ev = frec_walk__next_event(x->w))) {
-		struct frec_chain_run run;
-		enum frec_chain_verdict v = frec_chain__event(x->chain, ev, &run);
-
-		x->events++;
-		if (ev->ts > x->last_ts)
-			x->last_ts = ev->ts;
+	while (!x->err && (ev = frec_export_walk__next(&x->ew, &v, &run))) {
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:
 			on_switch(x, ev, v, &run);
@@ -530,7 +484,7 @@ static int export_gen(struct cexport *x)
 			break;
 		case FREC_EV_PROCESS_EXIT:
 			on_task_event(x, ev);
-			on_exit_calls(x, ev);
+			frec_export_calls__exit(x->ew.calls, ev, exit_tgid(x, ev), &call_ops, x);
 			break;
 		case FREC_EV_TASK_RENAME:
 			/* name the lane again once the new name is in the table */
@@ -538,7 +492,7 @@ static int export_gen(struct cexport *x)
 		case FREC_EV_UPROBE:
 		case FREC_EV_URETPROBE:
 		case FREC_EV_USDT:
-			on_probe(x, ev);
+			frec_export_calls__event(x->ew.calls, ev, &call_ops, x);
 			break;
 		case FREC_EV_LOST:
 			on_lost(x, ev);
@@ -549,80 +503,57 @@ static int export_gen(struct cexport *x)
 		default:
 			break;
 		}
-		if (frec_out__error(x->o))
-			return frec_out__error(x->o);
+		if (frec_out__error(x->ew.o))
+			return frec_out__error(x->ew.o);
 	}
-	return x->err ? x->err : frec_chain__error(x->chain);
+	return x->err ? x->err : frec_chain__error(x->ew.chain);
 }
 
 static void header(struct cexport *x)
 {
-	const struct frec_header *h = frec_walk__header(x->w);
+	const struct frec_header *h = frec_walk__header(x->ew.w);
 
-	frec_out__str(x->o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"frec_version\":");
-	frec_json__str(x->o, h->frec_version, sizeof(h->frec_version));
-	frec_out__str(x->o, ",\"hostname\":");
-	frec_json__str(x->o, h->hostname, sizeof(h->hostname));
-	frec_out__str(x->o, ",\"kernel\":");
-	frec_json__str(x->o, h->kernel_release, sizeof(h->kernel_release));
-	frec_out__str(x->o, ",\"reason\":");
-	frec_json__str(x->o, h->reason, sizeof(h->reason));
-	frec_out__str(x->o, ",\"clock\":\"boottime\"},\"traceEvents\":[");
+	frec_out__str(x->ew.o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"frec_version\":");
+	frec_json__str(x->ew.o, h->frec_version, sizeof(h->frec_version));
+	frec_out__str(x->ew.o, ",\"hostname\":");
+	frec_json__str(x->ew.o, h->hostname, sizeof(h->hostname));
+	frec_out__str(x->ew.o, ",\"kernel\":");
+	frec_json__str(x->ew.o, h->kernel_release, sizeof(h->kernel_release));
+	frec_out__str(x->ew.o, ",\"reason\":");
+	frec_json__str(x->ew.o, h->reason, sizeof(h->reason));
+	frec_out__str(x->ew.o, ",\"clock\":\"boottime\"},\"traceEvents\":[");
 }
 
 int frec_export_chrome__run(const char *path, const struct frec_export_opts *opts, FILE *out,
 			    FILE *err, struct frec_export_stats *st)
 {
-	struct frec_walk_opts wo = { .sorted = true };
 	struct cexport x;
-	int status, rc = 0;
 	__u32 cpu;
+	int rc;
 
 	memset(&x, 0, sizeof(x));
 	x.first = true;
 	frec_map__init(&x.named);
 	frec_map__init(&x.pnamed);
 	frec_map__init(&x.plane);
-	x.w = frec_walk__open(path, &wo, err, &status);
-	if (!x.w)
-		return status;
-	x.calls = frec_calls__new();
-	x.chain = frec_chain__new();
-	x.o = frec_out__new(out, opts && opts->gzip);
-	if (!x.calls || !x.chain || !x.o) {
-		rc = -ENOMEM;
-	} else {
+	rc = frec_export_walk__open(&x.ew, path, opts, out, err);
+	if (rc > 0)
+		return rc;
+	if (!rc) {
 		header(&x);
-		while (!rc && frec_walk__next_gen(x.w) > 0)
+		while (!rc && frec_export_walk__next_gen(&x.ew) > 0)
 			rc = export_gen(&x);
 		/* tasks still on their CPU ran until the last event */
 		for (cpu = 0; !rc && cpu < x.ncpus; cpu++)
-			running(&x, cpu, &x.cpus[cpu], x.last_ts);
+			running(&x, cpu, &x.cpus[cpu], x.ew.last_ts);
 		if (!rc)
-			open_calls(&x);
-		frec_out__str(x.o, "\n]}\n");
+			frec_export_calls__open(x.ew.calls, &call_ops, &x);
+		frec_out__str(x.ew.o, "\n]}\n");
 	}
-	if (x.o) {
-		uint64_t bytes = 0;
-		int rc2 = frec_out__close(x.o, &bytes);
-
-		if (!rc)
-			rc = rc2;
-		if (st)
-			st->bytes = bytes;
-	}
-	if (st)
-		st->events = x.events;
-	if (rc) {
-		fprintf(err, "frec: %s: export: %s\n", path, strerror(-rc));
-		frec_walk__fail(x.w);
-	}
-	frec_calls__free(x.calls);
-	frec_chain__free(x.chain);
 	frec_map__fini(&x.named);
 	frec_map__fini(&x.pnamed);
 	frec_map__fini(&x.plane);
 	free(x.names);
 	free(x.cpus);
-	return frec_walk__close(x.w);
+	return frec_export_walk__close(&x.ew, rc, path, err, st);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include "cpu_chain.h"
 #include "json.h"
+#include "lost.h"
 #include "map.h"
 #include "out.h"
 #include "tools.h"
@@ -31,9 +32,7 @@ struct info {
 	__u64 unknown_type;
 	__u64 first_ts, last_ts;
 	__u64 gen_first, gen_last;	/* span of the generations (when no events) */
-	__u64 *drops;
-	__u32 ndrops;
-	__u64 drops_total;
+	struct frec_lost drops;		/* the generations' drops, per CPU */
 	struct probe_count *probes;
 	size_t nprobes;
 	__u64 unnamed_probe_hits;
@@ -83,19 +82,10 @@ static int add_drops(struct info *in, const struct frec_gen_info *gi)
 {
 	__u32 i, n = gi->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : gi->ncpus;
 
-	if (n > in->ndrops) {
-		__u64 *d = realloc(in->drops, n * sizeof(*d));
-
-		if (!d)
+	/* every CPU of the generation is listed, 0 when it dropped nothing */
+	for (i = 0; i < n; i++)
+		if (frec_lost__add(&in->drops, i, gi->drops ? gi->drops[i] : 0))
 			return -ENOMEM;
-		memset(d + in->ndrops, 0, (n - in->ndrops) * sizeof(*d));
-		in->drops = d;
-		in->ndrops = n;
-	}
-	for (i = 0; gi->drops && i < n; i++) {
-		in->drops[i] += gi->drops[i];
-		in->drops_total += gi->drops[i];
-	}
 	return 0;
 }
 
@@ -285,13 +275,11 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 	if (in->unnamed_probe_hits)
 		frec_out__printf(o, "  (unnamed probe ids): %llu\n",
 				 (unsigned long long)in->unnamed_probe_hits);
-	ncpus = h->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : h->ncpus;
-	if (in->ndrops > ncpus)
-		ncpus = in->ndrops;
-	frec_out__printf(o, "drops:        %llu\n", (unsigned long long)in->drops_total);
+	ncpus = frec_lost__ncpus(&in->drops, h);
+	frec_out__printf(o, "drops:        %llu\n", (unsigned long long)in->drops.total);
 	for (i = 0; i < ncpus; i++)
 		frec_out__printf(o, "  cpu %-16u %llu\n", i,
-				 (unsigned long long)(i < in->ndrops ? in->drops[i] : 0));
+				 (unsigned long long)frec_lost__cpu(&in->drops, i));
 	frec_out__printf(o, "chain breaks: %llu\n", (unsigned long long)in->chain_breaks);
 	frec_out__printf(o, "bytes/event:  %.2f (%llu bytes in generation blocks, %llu uncompressed)\n",
 			 in->events ? (double)fsize / (double)in->events : 0.0,
@@ -376,15 +364,13 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 		frec_out__char(o, '}');
 	}
 	frec_out__char(o, ']');
-	ncpus = h->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : h->ncpus;
-	if (in->ndrops > ncpus)
-		ncpus = in->ndrops;
-	json_u64(o, "drops", in->drops_total, true);
+	ncpus = frec_lost__ncpus(&in->drops, h);
+	json_u64(o, "drops", in->drops.total, true);
 	frec_out__str(o, ",\"drops_by_cpu\":[");
 	for (i = 0; i < ncpus; i++) {
 		if (i)
 			frec_out__char(o, ',');
-		frec_out__u64(o, i < in->ndrops ? in->drops[i] : 0);
+		frec_out__u64(o, frec_lost__cpu(&in->drops, i));
 	}
 	frec_out__char(o, ']');
 	json_u64(o, "chain_breaks", in->chain_breaks, true);
@@ -406,6 +392,7 @@ int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *ou
 	size_t i;
 
 	memset(&in, 0, sizeof(in));
+	frec_lost__init(&in.drops);
 	w = frec_walk__open(path, &wo, err, &status);
 	if (!w)
 		return status;
@@ -434,7 +421,7 @@ int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *ou
 	for (i = 0; i < in.nprobes; i++)
 		free(in.probes[i].name);
 	free(in.probes);
-	free(in.drops);
+	frec_lost__fini(&in.drops);
 	return frec_walk__close(w);
 }
 
