@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
 #include "frecd/log.h"
@@ -58,14 +59,6 @@ struct frecd_daemon {
 	__u64 gap_max_unlogged_ns;	/* since the last drop message */
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
 };
-
-static __u64 clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 void frecd_daemon__signals(sigset_t *set)
 {
@@ -143,13 +136,13 @@ static void log_discards(struct frecd_daemon *d, __u64 now, bool force)
 static void stall_end(struct frecd_daemon *d)
 {
 	log_info("draining the ring buffer again after a stall of %.0f ms (--debug-stall-ms)",
-		 (clock_ns(CLOCK_MONOTONIC) - d->stall_start) / 1e6);
+		 (frecd_clock__mono_ns() - d->stall_start) / 1e6);
 	d->stall_until = 0;
 }
 
 static void note_gap(struct frecd_daemon *d)
 {
-	__u64 now = clock_ns(CLOCK_MONOTONIC), gap = now - d->last_drain_ns;
+	__u64 now = frecd_clock__mono_ns(), gap = now - d->last_drain_ns;
 
 	if (gap > d->gap_max_ns)
 		d->gap_max_ns = gap;
@@ -174,13 +167,13 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	__u64 now;
 
 	if (d->stall_until) {
-		if (clock_ns(CLOCK_MONOTONIC) < d->stall_until)
+		if (frecd_clock__mono_ns() < d->stall_until)
 			return d->read_to;
 		stall_end(d);
 	}
 	note_gap(d);
 	frecd_rings__consume(d->rings, cut, on_record, d);
-	now = clock_ns(CLOCK_BOOTTIME);
+	now = frecd_clock__boot_ns();
 	if (cut < now)
 		now = cut;
 	d->read_to = now;
@@ -194,7 +187,7 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 
 static __u64 drain(struct frecd_daemon *d)
 {
-	return drain_until(d, clock_ns(CLOCK_BOOTTIME));
+	return drain_until(d, frecd_clock__boot_ns());
 }
 
 /*
@@ -209,9 +202,9 @@ static int snapshot_start(struct frecd_daemon *d, const char *reason)
 	int ret;
 
 	d->snapshot_seq++;
-	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
+	d->snapshot_start_ns = frecd_clock__mono_ns();
 	snprintf(d->snapshot_dir, sizeof(d->snapshot_dir), "%s", d->opts->output_dir);
-	frecd_drops__poll_recursion(d->drops, d->rec, clock_ns(CLOCK_BOOTTIME));
+	frecd_drops__poll_recursion(d->drops, d->rec, frecd_clock__boot_ns());
 	frec_recorder__seal(d->rec, drain(d));
 
 	memset(&job, 0, sizeof(job));
@@ -231,7 +224,7 @@ static int snapshot_start(struct frecd_daemon *d, const char *reason)
 			  strerror(-ret));
 		goto fail;
 	}
-	job.realtime_ns = clock_ns(CLOCK_REALTIME);
+	job.realtime_ns = frecd_clock__ns(CLOCK_REALTIME);
 	frec_header__init(&job.hdr);
 	job.hdr.config = d->opts->config;
 	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "%s", reason);
@@ -286,7 +279,7 @@ static void snapshot_done(struct frecd_daemon *d)
 
 	if (!frecd_writer__collect(d->writer, &res))
 		return;
-	ms = (clock_ns(CLOCK_MONOTONIC) - d->snapshot_start_ns) / 1e6;
+	ms = (frecd_clock__mono_ns() - d->snapshot_start_ns) / 1e6;
 	if (res.err) {
 		d->snapshot_failures++;
 		log_error("snapshot %s/%s failed: %s; no file left behind, recording goes on",
@@ -321,7 +314,7 @@ static void debug_stall(struct frecd_daemon *d)
 		drain(d);
 		return;
 	}
-	d->stall_start = clock_ns(CLOCK_MONOTONIC);
+	d->stall_start = frecd_clock__mono_ns();
 	d->stall_until = d->stall_start + d->opts->debug_stall_ns;
 	log_info("SIGUSR2: not draining the ring buffer for %llu ms (--debug-stall-ms)",
 		 (unsigned long long)(d->opts->debug_stall_ns / 1000000));
@@ -383,7 +376,7 @@ static int setup(struct frecd_daemon *d)
 	int ret;
 
 	/* The first wait counts from here: the loop cannot drain earlier. */
-	d->last_drain_ns = clock_ns(CLOCK_MONOTONIC);
+	d->last_drain_ns = frecd_clock__mono_ns();
 	/* First: it seeds the names and command lines of what runs. */
 	d->procinfo = frecd_procinfo__new();
 	if (!d->procinfo)
@@ -503,10 +496,10 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 	}
 	if (!ret) {
 		d.stall_until = 0;	/* the last drain always happens, and takes all */
-		frecd_drops__poll_recursion(d.drops, d.rec, clock_ns(CLOCK_BOOTTIME));
+		frecd_drops__poll_recursion(d.drops, d.rec, frecd_clock__boot_ns());
 		drain_until(&d, FRECD_RING_NO_CUT);
-		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
-		log_discards(&d, clock_ns(CLOCK_BOOTTIME), true);
+		log_drops(&d, frecd_clock__boot_ns(), true);
+		log_discards(&d, frecd_clock__boot_ns(), true);
 		log_summary(&d);
 	}
 out:

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -11,6 +10,7 @@
 #include <linux/capability.h>
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
+#include "frecd/clock.h"
 #include "frecd/kversion.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
@@ -37,14 +37,6 @@ struct frecd_bpf {
 	const struct bpf_program *progs[MAX_LINKS];
 	__u64 swap_first, swap_last;	/* the last swap's hole, CLOCK_BOOTTIME */
 };
-
-static __u64 boottime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
 
 /* Effective capabilities, from /proc/self/status ("CapEff:\t000001ffffffffff"). */
 static __u64 effective_caps(void)
@@ -502,7 +494,7 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 		goto fail;
 	/* The hole the swap leaves: from before the detach to after an
 	 * attach, marked in the recording by the caller (last_swap). */
-	b->swap_first = boottime_ns();
+	b->swap_first = frecd_clock__boot_ns();
 	detach_all(b);
 	ret = attach_all(b, skel, err, errlen);
 	if (ret) {
@@ -512,10 +504,10 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
 			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
 				  ignored);
-		b->swap_last = boottime_ns();
+		b->swap_last = frecd_clock__boot_ns();
 		goto fail;
 	}
-	b->swap_last = boottime_ns();
+	b->swap_last = frecd_clock__boot_ns();
 	frec_bpf__destroy(b->skel);
 	b->skel = skel;
 	b->opts.wakeup = wakeup;

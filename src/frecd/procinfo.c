@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/log.h"
 #include "frecd/proc.h"
 #include "frecd/procinfo.h"
@@ -54,14 +55,6 @@ struct frecd_procinfo {
 	char buf[CMDLINE_MAX];
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Queue one result, waiting for room. -ECANCELED when stopping. */
 static int post(struct frecd_procinfo *p, int kind, __u32 tid, __u32 tgid, const char *s)
 {
@@ -98,7 +91,7 @@ static int read_cmdline(struct frecd_procinfo *p, __u32 tgid)
 	int n;
 
 	pthread_mutex_lock(&p->lock);
-	p->busy_since = mono_ns();
+	p->busy_since = frecd_clock__mono_ns();
 	p->busy_tgid = tgid;
 	pthread_mutex_unlock(&p->lock);
 	n = frecd_proc__cmdline(tgid, p->buf, sizeof(p->buf));
@@ -290,7 +283,7 @@ void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec)
 
 void frecd_procinfo__tick(struct frecd_procinfo *p)
 {
-	__u64 now = mono_ns(), since, misses;
+	__u64 now = frecd_clock__mono_ns(), since, misses;
 	unsigned int waiting;
 	__u32 tgid;
 

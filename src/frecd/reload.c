@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/config.h"
 #include "frecd/daemon.h"
 #include "frecd/loader.h"
@@ -65,14 +65,6 @@ void frecd_reload__fini(struct frecd_reload_state *rs)
 	free(rs->boot_btf);
 	free(rs->boot_socket);
 	rs->boot_btf = rs->boot_socket = NULL;
-}
-
-static __u64 mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -262,7 +254,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 
 		/* What the old probes recorded is sealed under the old table. */
 		frecd_daemon__flush(d);
-		t0 = mono_ms();
+		t0 = frecd_clock__mono_ms();
 		ret = attach_probes(p->probes, so, p->tgids, p->ntgids, p->next.probe_args,
 				    p->next.verbose, err, sizeof(err));
 		if (ret) {
@@ -272,7 +264,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
 		}
-		log_debug("reload: probes attached in %llu ms", (unsigned long long)(mono_ms() - t0));
+		log_debug("reload: probes attached in %llu ms", (unsigned long long)(frecd_clock__mono_ms() - t0));
 		set_probe_table(so, p->probes);
 		frecd_daemon__reset_probe_hits(d);
 		frec_probes__free(p->old);
@@ -308,7 +300,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	p->cfg = NULL;
 	log_info("reloaded %s in %llu ms: %zu probes%s, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
 		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
-		 (unsigned long long)(mono_ms() - p->start_ms),
+		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
 		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
 		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
@@ -332,10 +324,10 @@ undo_probes:
 static void *detach_main(void *arg)
 {
 	struct frecd_reload_state *rs = arg;
-	__u64 one = 1, t0 = mono_ms();
+	__u64 one = 1, t0 = frecd_clock__mono_ms();
 
 	frec_probes__detach(rs->plan.old);
-	rs->detach_ms = mono_ms() - t0;
+	rs->detach_ms = frecd_clock__mono_ms() - t0;
 	if (write(rs->efd, &one, sizeof(one)) < 0) {
 		/* a counter far from overflow: cannot fail */
 	}
@@ -354,7 +346,7 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 
 	log_info("SIGHUP: reloading the configuration");
 	plan_free(p);
-	p->start_ms = mono_ms();
+	p->start_ms = frecd_clock__mono_ms();
 	ret = frecd_config__load_options(&p->next, &p->cfg, so->argc, so->argv, err, sizeof(err));
 	if (ret)
 		goto invalid;

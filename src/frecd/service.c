@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/control.h"
 #include "frecd/daemon.h"
 #include "frecd/log.h"
@@ -42,14 +42,6 @@ struct frecd_service {
 	char last_snapshot[PATH_MAX];
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 struct frecd_service *frecd_service__new(const struct frecd_service_opts *opts,
 					 char *err, size_t errlen)
 {
@@ -79,7 +71,7 @@ struct frecd_service *frecd_service__new(const struct frecd_service_opts *opts,
 	}
 	/* A bad NOTIFY_SOCKET is logged there and otherwise ignored. */
 	s->notify = frecd_notify__from_env();
-	s->start_ns = mono_ns();
+	s->start_ns = frecd_clock__mono_ns();
 	return s;
 }
 
@@ -103,7 +95,7 @@ static void fill_status(struct frecd_service *s, struct frecd_status *st,
 
 	frecd_daemon__status(s->d, st);
 	st->pid = getpid();
-	st->uptime_ns = mono_ns() - s->start_ns;
+	st->uptime_ns = frecd_clock__mono_ns() - s->start_ns;
 	st->rate_ns = s->rate_ns;
 	st->events_per_s = s->events_per_s;
 	memcpy(st->events_per_s_by_type, s->by_type_per_s, sizeof(st->events_per_s_by_type));
@@ -177,7 +169,7 @@ static void take_sample(struct frecd_service *s, struct rate_sample *smp)
 	struct frecd_status st;
 
 	frecd_daemon__status(s->d, &st);
-	smp->ns = mono_ns();
+	smp->ns = frecd_clock__mono_ns();
 	smp->events = st.rec.events;
 	memcpy(smp->by_type, st.rec.events_by_type, sizeof(smp->by_type));
 	smp->lost = st.lost;
@@ -232,7 +224,7 @@ void frecd_service__tick(struct frecd_service *s)
 	if (!s)
 		return;
 	frecd_control__tick(s->control);
-	if (mono_ns() - s->sample.ns < FRECD_RATE_INTERVAL_MS * 1000000ull)
+	if (frecd_clock__mono_ns() - s->sample.ns < FRECD_RATE_INTERVAL_MS * 1000000ull)
 		return;
 	take_sample(s, &now);
 	secs = (now.ns - s->sample.ns) / 1e9;
