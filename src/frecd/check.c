@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "frecd/caps.h"
 #include "frecd/check.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
@@ -55,24 +56,6 @@ static void why(struct check *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->why, sizeof(c->why), fmt, ap);
 	va_end(ap);
-}
-
-/* Effective capabilities, as /proc/self/status shows them. */
-static __u64 cap_eff(void)
-{
-	char line[256];
-	__u64 caps = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7)) {
-			caps = strtoull(line + 7, NULL, 16);
-			break;
-		}
-	fclose(f);
-	return caps;
 }
 
 /* --- tiny test programs ------------------------------------------------- */
@@ -214,21 +197,20 @@ static bool check_caps(struct check *c)
 		{ CAP_PERFMON, "CAP_PERFMON", "tracing programs and reading kernel memory" },
 		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes and USDT probes (and all of BPF before 5.8)" },
 	};
-	__u64 eff = cap_eff();
+	__u64 eff = frecd_caps__effective();
 	size_t i;
-	bool has[3];
+	bool has;
 
 	for (i = 0; i < 3; i++) {
-		has[i] = eff & (1ull << caps[i].cap);
-		if (has[i])
+		has = eff & (1ull << caps[i].cap);
+		if (has)
 			why(c, "effective; needed for %s", caps[i].use);
 		else
 			why(c, "not in the effective set (CapEff %016llx), needed for %s; run frecd as root or grant it (AmbientCapabilities= in the unit)",
 			    (unsigned long long)eff, caps[i].use);
-		report(c, has[i], caps[i].name);
+		report(c, has, caps[i].name);
 	}
-	/* Before 5.8 there is no CAP_BPF, and CAP_SYS_ADMIN covers it all. */
-	return (has[0] && has[1]) || has[2];
+	return frecd_caps__enough(eff);
 }
 
 static struct btf *check_btf(struct check *c, const char *btf_path)

@@ -7,9 +7,9 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <linux/capability.h>
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
+#include "frecd/caps.h"
 #include "frecd/clock.h"
 #include "frecd/kversion.h"
 #include "frecd/loader.h"
@@ -38,55 +38,10 @@ struct frecd_bpf {
 	__u64 swap_first, swap_last;	/* the last swap's hole, CLOCK_BOOTTIME */
 };
 
-/* Effective capabilities, from /proc/self/status ("CapEff:\t000001ffffffffff"). */
-static __u64 effective_caps(void)
-{
-	char line[256];
-	__u64 caps = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7)) {
-			caps = strtoull(line + 7, NULL, 16);
-			break;
-		}
-	fclose(f);
-	return caps;
-}
-
-static int privileges_error(char *err, size_t errlen)
-{
-	__u64 caps = effective_caps();
-	char missing[64] = "";
-
-	if (geteuid() != 0) {
-		snprintf(err, errlen,
-			 "must run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN) to load its BPF programs: try sudo frecd");
-		return -EPERM;
-	}
-	if (!(caps & (1ull << CAP_BPF)))
-		strcat(missing, " CAP_BPF");
-	if (!(caps & (1ull << CAP_PERFMON)))
-		strcat(missing, " CAP_PERFMON");
-	if (!(caps & (1ull << CAP_SYS_ADMIN)))
-		strcat(missing, " CAP_SYS_ADMIN");
-	snprintf(err, errlen,
-		 "running as root but without%s, so the kernel refuses BPF programs: give frecd CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (e.g. AmbientCapabilities= in its unit)",
-		 missing[0] ? missing : " a capability it needs");
-	return -EPERM;
-}
-
 int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
 {
-	__u64 caps = effective_caps();
-	bool bpf_caps = (caps & (1ull << CAP_BPF)) && (caps & (1ull << CAP_PERFMON));
-
-	/* Before 5.8 there is no CAP_BPF and CAP_SYS_ADMIN covers everything. */
-	if (!bpf_caps && !(caps & (1ull << CAP_SYS_ADMIN)))
-		return privileges_error(err, errlen);
+	if (!frecd_caps__enough(frecd_caps__effective()))
+		return frecd_caps__error(err, errlen);
 	if (opts->btf_path)
 		return 0;	/* checked with the options */
 	if (access(FRECD_KERNEL_BTF, R_OK)) {
@@ -210,7 +165,7 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	ret = frec_bpf__load(skel);
 	if (ret) {
 		if (ret == -EPERM)
-			return privileges_error(err, errlen);
+			return frecd_caps__error(err, errlen);
 		snprintf(err, errlen, "the %s programs did not load: %s%s",
 			 raw_tp ? "raw_tp" : "tp_btf", strerror(-ret),
 			 frecd_log__level() < FRECD_LOG_DEBUG ? " (run with -v for libbpf's log)" : "");
@@ -307,7 +262,7 @@ static int create_rings(struct frecd_bpf *b, __u64 total, char *err, size_t errl
 			int ret = b->ring_fds[i];
 
 			if (ret == -EPERM)
-				return privileges_error(err, errlen);
+				return frecd_caps__error(err, errlen);
 			snprintf(err, errlen, "cannot create a %llu-byte BPF ring buffer for CPU %zu: %s%s",
 				 (unsigned long long)each, i, strerror(-ret),
 				 ret == -ENOMEM ? ": lower --ring-size" : "");
