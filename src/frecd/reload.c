@@ -14,8 +14,8 @@
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/outdir.h"
+#include "frecd/pids.h"
 #include "frecd/probes.h"
-#include "frecd/proc.h"
 #include "frecd/reload.h"
 #include "frecd/service.h"
 
@@ -122,47 +122,6 @@ static void keep_restart_only(struct frecd_options *next, const struct frecd_opt
 	next->socket_path = rs->boot_socket;
 }
 
-/* -p PIDs to the tgids the filter holds; one line with the file's line. */
-static int resolve_pids(const struct frecd_options *o, const struct frecd_config *cfg,
-			__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
-{
-	char where[PATH_MAX + 32];
-	size_t i, j, n = 0;
-	__u32 tgid;
-	int ret;
-
-	for (i = 0; i < o->npids; i++) {
-		ret = frecd_proc__tgid_of(o->pids[i], &tgid);
-		if (ret) {
-			snprintf(err, errlen, "%spid %u: %s; check the pid with ps",
-				 frecd_config__where_pid(cfg, o->pids[i], where, sizeof(where)),
-				 o->pids[i], ret == -ESRCH ? "no such process" : strerror(-ret));
-			return ret;
-		}
-		for (j = 0; j < n && tgids[j] != tgid; j++)
-			;
-		if (j == n)
-			tgids[n++] = tgid;
-	}
-	*ntgids = n;
-	return 0;
-}
-
-static bool same_pids(const __u32 *a, size_t na, const __u32 *b, size_t nb)
-{
-	size_t i, j;
-
-	if (na != nb)
-		return false;
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && b[j] != a[i]; j++)
-			;
-		if (j == nb)
-			return false;
-	}
-	return true;
-}
-
 static bool same_probes(const struct frecd_options *a, const struct frecd_options *b)
 {
 	size_t i;
@@ -241,7 +200,6 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	struct frecd_options *cur = so->opts;
 	bool probes_changed = p->probes != NULL;
 	char err[1024], ignored[512], sz[32];
-	size_t i;
 	int ret = 0;
 
 	if (p->filter_changed) {
@@ -277,10 +235,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	/* Commit. */
 	memcpy(rs->tgids, p->tgids, p->ntgids * sizeof(*p->tgids));
 	rs->ntgids = p->ntgids;
-	so->dopts->config.npids = p->ntgids;
-	memset(so->dopts->config.pids, 0, sizeof(so->dopts->config.pids));
-	for (i = 0; i < p->ntgids && i < sizeof(so->dopts->config.pids) / sizeof(so->dopts->config.pids[0]); i++)
-		so->dopts->config.pids[i] = p->tgids[i];
+	frecd_pids__summarize(&so->dopts->config, p->tgids, p->ntgids);
 	if (p->next.wakeup)
 		so->dopts->config.flags |= FREC_CFG_WAKEUP;
 	else
@@ -353,10 +308,11 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	keep_restart_only(&p->next, cur, rs);
 
 	/* Check everything before changing anything. */
-	ret = resolve_pids(&p->next, p->cfg, p->tgids, &p->ntgids, err, sizeof(err));
+	ret = frecd_pids__resolve(p->next.pids, p->next.npids, p->cfg, "pid", p->tgids, &p->ntgids,
+				  err, sizeof(err));
 	if (ret)
 		goto invalid;
-	pids_changed = !same_pids(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
+	pids_changed = !frecd_pids__same(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
 	/* Probes are attached per -p process: a new filter attaches them again. */
 	probes_changed = !same_probes(&p->next, cur) || (pids_changed && p->next.nprobes);
 	p->filter_changed = pids_changed || p->next.wakeup != cur->wakeup;
