@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "frecd/log.h"
 #include "frecd/outdir.h"
+#include "frecd/snapname.h"
 
 struct frecd_outdir {
 	char path[PATH_MAX];
@@ -167,39 +168,6 @@ static int resolve(const char *path, bool lock, struct stat *st, char *err, size
 	return fd;
 }
 
-static bool digits(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-bool frecd_outdir__is_tmp_name(const char *name)
-{
-	/* ".frec-" YYYYMMDD "T" HHMMSS "." mmm "Z" [ "_" NN ] ".frec.tmp",
-	 * as frecd_snapshot_name() makes them and the core's ".%s.tmp". */
-	static const char head[] = ".frec-", tail[] = ".frec.tmp";
-	const char *p = name;
-	size_t n = strlen(name);
-
-	if (strncmp(p, head, sizeof(head) - 1))
-		return false;
-	p += sizeof(head) - 1;
-	if (!digits(p, 8) || p[8] != 'T' || !digits(p + 9, 6) || p[15] != '.' ||
-	    !digits(p + 16, 3) || p[19] != 'Z')
-		return false;
-	p += 20;
-	if (*p == '_') {
-		if (!digits(p + 1, 2))
-			return false;
-		p += 3;
-	}
-	return (size_t)(p - name) + sizeof(tail) - 1 == n && !strcmp(p, tail);
-}
-
 /* The temporary files a frecd killed in the middle of a snapshot left: only
  * regular files with frecd's own temporary names. The directory is locked,
  * so none of them is another frecd's snapshot in progress. */
@@ -219,7 +187,7 @@ static void remove_tmp_files(int fd, const char *path)
 		return;
 	}
 	while ((de = readdir(dir))) {
-		if (!frecd_outdir__is_tmp_name(de->d_name))
+		if (!frecd_snapname__is_tmp(de->d_name))
 			continue;
 		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;

@@ -34,7 +34,7 @@ struct frecd_outdir;
 
 /*
  * At start: create, open, check and lock the directory, and remove the
- * temporary files of an earlier frecd (frecd_outdir__is_tmp_name()). NULL
+ * temporary files of an earlier frecd (frecd_snapname__is_tmp()). NULL
  * with errno set and one line in err naming the directory, the cause and the
  * fix (frecd prints it and exits 2).
  */
@@ -56,13 +56,5 @@ const char *frecd_outdir__path(const struct frecd_outdir *o);
  * clean-up): for a check of the configuration. 0 or -errno with err filled.
  */
 int frecd_outdir__prepare(const char *path, char *err, size_t errlen);
-
-/*
- * Whether name is one of frecd's temporary snapshot names: "." + a name
- * frecd_snapshot_name() makes + ".tmp" (the core writes ".NAME.tmp"), e.g.
- * ".frec-20250101T120000.000Z.frec.tmp" or "...Z_01.frec.tmp". Nothing else
- * is ever removed.
- */
-bool frecd_outdir__is_tmp_name(const char *name);
 
 #endif /* FRECD_OUTDIR_H */
