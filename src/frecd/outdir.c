@@ -149,7 +149,7 @@ static int lock_dir(int fd, const char *path, char *err, size_t errlen)
 }
 
 /* Open, check and lock path: fd with *st filled, or -errno with err. */
-static int resolve(const char *path, bool lock, struct stat *st, char *err, size_t errlen)
+static int resolve(const char *path, struct stat *st, char *err, size_t errlen)
 {
 	int fd, ret;
 
@@ -157,7 +157,7 @@ static int resolve(const char *path, bool lock, struct stat *st, char *err, size
 	if (fd < 0)
 		return fd;
 	ret = check_dir(fd, path, st, err, errlen);
-	if (!ret && lock)
+	if (!ret)
 		ret = lock_dir(fd, path, err, errlen);
 	if (!ret)
 		ret = check_writable(fd, path, err, errlen);
@@ -219,7 +219,7 @@ struct frecd_outdir *frecd_outdir__new(const char *path, char *err, size_t errle
 		snprintf(err, errlen, "-o %s: name too long; choose a shorter -o", path);
 		goto fail;
 	}
-	ret = resolve(o->path, true, &st, err, errlen);
+	ret = resolve(o->path, &st, err, errlen);
 	if (ret < 0)
 		goto fail;
 	o->fd = ret;
@@ -271,7 +271,7 @@ int frecd_outdir__dirfd(struct frecd_outdir *o, char *err, size_t errlen)
 		return ret ? ret : dup_fd(o, err, errlen);
 	}
 	/* Removed, renamed, or replaced: resolve -o again, as at start. */
-	ret = resolve(o->path, true, &st, err, errlen);
+	ret = resolve(o->path, &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	close(o->fd);
@@ -280,21 +280,4 @@ int frecd_outdir__dirfd(struct frecd_outdir *o, char *err, size_t errlen)
 	o->ino = st.st_ino;
 	log_info("-o %s was removed or replaced: snapshots go to the directory now there", o->path);
 	return dup_fd(o, err, errlen);
-}
-
-int frecd_outdir__prepare(const char *path, char *err, size_t errlen)
-{
-	char p[PATH_MAX];
-	struct stat st;
-	int fd;
-
-	if (copy_path(p, sizeof(p), path)) {
-		snprintf(err, errlen, "-o %s: name too long; choose a shorter -o", path);
-		return -ENAMETOOLONG;
-	}
-	fd = resolve(p, false, &st, err, errlen);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
 }

@@ -51,10 +51,4 @@ int frecd_outdir__dirfd(struct frecd_outdir *o, char *err, size_t errlen);
 /* -o as given, without trailing slashes. */
 const char *frecd_outdir__path(const struct frecd_outdir *o);
 
-/*
- * The checks of frecd_outdir__new() without keeping anything (no lock, no
- * clean-up): for a check of the configuration. 0 or -errno with err filled.
- */
-int frecd_outdir__prepare(const char *path, char *err, size_t errlen);
-
 #endif /* FRECD_OUTDIR_H */
