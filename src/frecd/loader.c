@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
+#include "frecd/bpf_rings.h"
 #include "frecd/caps.h"
 #include "frecd/clock.h"
 #include "frecd/kversion.h"
@@ -27,9 +28,7 @@ struct frecd_bpf {
 	/* The maps, as fds of our own: the same maps outlive a reload of the
 	 * programs (frecd_bpf__set_filter()), so these never change. */
 	int rings_fd, counters_fd, filter_fd;
-	int *ring_fds;			/* one ring per possible CPU, in rings_fd */
-	size_t nrings;
-	__u64 ring_bytes;		/* each */
+	struct frecd_bpf_rings *rings;	/* one per possible CPU, in rings_fd */
 	__u32 pids[FREC_MAX_PID_FILTER];	/* the filter as set */
 	size_t npids;
 	size_t nlinks;
@@ -120,9 +119,12 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct bpf_program *prog;
 	struct frec_bpf *skel;
-	__u64 threshold;
+	const int *ring_fds;
+	__u64 ring_bytes;
+	size_t nrings;
 	int ret;
 
+	ring_fds = frecd_bpf_rings__fds(b->rings, &nrings, &ring_bytes);
 	*skelp = skel = frec_bpf__open_opts(&open_opts);
 	if (!skel) {
 		ret = -errno;
@@ -144,19 +146,16 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 				 strerror(-ret));
 			return ret;
 		}
-	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings, b->nrings)) ||
+	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings, nrings)) ||
 		   /* A ring of ours as the template of the array's values:
 		    * libbpf 1.1 crashes sizing the inner map it would make
 		    * (bpf_map__set_max_entries() on bpf_map__inner_map()),
 		    * and does not take ownership of this fd. */
-		   (ret = bpf_map__set_inner_map_fd(skel->maps.rings, b->ring_fds[0]))) {
+		   (ret = bpf_map__set_inner_map_fd(skel->maps.rings, ring_fds[0]))) {
 		snprintf(err, errlen, "cannot size the ring buffers: %s", strerror(-ret));
 		return ret;
 	}
-	threshold = b->ring_bytes / 4;
-	if (threshold > FREC_WAKEUP_THRESHOLD)
-		threshold = FREC_WAKEUP_THRESHOLD;
-	skel->rodata->wakeup_threshold = threshold;
+	skel->rodata->wakeup_threshold = frecd_bpf_rings__wakeup_threshold(ring_bytes);
 	skel->rodata->self_tgid = opts->self_tgid;
 	skel->rodata->filter_pids = opts->npids > 0;
 	skel->rodata->switch_has_state_arg = has_state;
@@ -234,61 +233,6 @@ static int set_filter_map(struct frecd_bpf *b, int map_fd, const __u32 *pids, si
 	return 0;
 }
 
-/*
- * One ring per possible CPU, each an equal power-of-two share of --ring-size
- * (at least a page), made once: both attempts (tp_btf, raw_tp) and every
- * reload of the programs use these.
- */
-static int create_rings(struct frecd_bpf *b, __u64 total, char *err, size_t errlen)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 each;
-	size_t i;
-
-	if (ncpus <= 0) {
-		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-ncpus));
-		return ncpus ? ncpus : -EINVAL;
-	}
-	for (each = (__u64)page; each * 2 <= total / ncpus; each *= 2)
-		;
-	b->ring_fds = calloc(ncpus, sizeof(*b->ring_fds));
-	if (!b->ring_fds)
-		return -ENOMEM;
-	b->ring_bytes = each;
-	for (i = 0; i < (size_t)ncpus; i++, b->nrings++) {
-		b->ring_fds[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "frec_ring", 0, 0, each, NULL);
-		if (b->ring_fds[i] < 0) {
-			int ret = b->ring_fds[i];
-
-			if (ret == -EPERM)
-				return frecd_caps__error(err, errlen);
-			snprintf(err, errlen, "cannot create a %llu-byte BPF ring buffer for CPU %zu: %s%s",
-				 (unsigned long long)each, i, strerror(-ret),
-				 ret == -ENOMEM ? ": lower --ring-size" : "");
-			return ret;
-		}
-	}
-	log_debug("%zu ring buffers of %llu bytes, one per CPU", b->nrings,
-		  (unsigned long long)each);
-	return 0;
-}
-
-/* Put every CPU's ring into the programs' array: before any attach, since a
- * CPU without one counts its records as dropped. */
-static int fill_rings(struct frecd_bpf *b, int rings_fd, char *err, size_t errlen)
-{
-	__u32 i;
-
-	for (i = 0; i < b->nrings; i++)
-		if (bpf_map_update_elem(rings_fd, &i, &b->ring_fds[i], BPF_ANY)) {
-			snprintf(err, errlen, "cannot hand the ring buffers to the programs: %s",
-				 strerror(errno));
-			return -errno;
-		}
-	return 0;
-}
-
 /* One attempt with one set of programs: open, load, fill the filter, attach. */
 static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
 		     bool has_state, char *err, size_t errlen)
@@ -299,7 +243,7 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 	ret = load_skel(b, &b->skel, opts, raw_tp, has_state, NULL, err, errlen);
 	if (ret)
 		return ret;
-	ret = fill_rings(b, bpf_map__fd(b->skel->maps.rings), err, errlen);
+	ret = frecd_bpf_rings__fill(b->rings, bpf_map__fd(b->skel->maps.rings), err, errlen);
 	if (ret)
 		return ret;
 	b->npids = 0;
@@ -337,9 +281,11 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
 	log_debug("kernel version %u.%u.%u", frecd_kversion__get() >> 16,
 		  frecd_kversion__get() >> 8 & 0xff, frecd_kversion__get() & 0xff);
-	ret = create_rings(b, opts->ring_bytes, err, errlen);
-	if (ret)
+	b->rings = frecd_bpf_rings__new(opts->ring_bytes, err, errlen);
+	if (!b->rings) {
+		ret = -errno;
 		goto done;
+	}
 	/* Even without kernel BTF (--btf), auto tries tp_btf first: the attempt
 	 * is cheap, and the fallback path is then the one every kernel takes. */
 	if (opts->attach == FRECD_ATTACH_RAW_TP) {
@@ -383,9 +329,7 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 	destroy_skel(b);
 	if (b->rings_fd >= 0)
 		close(b->rings_fd);
-	while (b->nrings)
-		close(b->ring_fds[--b->nrings]);
-	free(b->ring_fds);
+	frecd_bpf_rings__free(b->rings);
 	if (b->counters_fd >= 0)
 		close(b->counters_fd);
 	if (b->filter_fd >= 0)
@@ -401,9 +345,7 @@ int frecd_bpf__rings_fd(const struct frecd_bpf *b)
 
 const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes)
 {
-	*n = b->nrings;
-	*bytes = b->ring_bytes;
-	return b->ring_fds;
+	return frecd_bpf_rings__fds(b->rings, n, bytes);
 }
 
 int frecd_bpf__counters_fd(const struct frecd_bpf *b)
