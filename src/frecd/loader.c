@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
+#include "frecd/bpf_filter.h"
 #include "frecd/bpf_rings.h"
 #include "frecd/caps.h"
 #include "frecd/clock.h"
@@ -29,8 +30,7 @@ struct frecd_bpf {
 	 * programs (frecd_bpf__set_filter()), so these never change. */
 	int rings_fd, counters_fd, filter_fd;
 	struct frecd_bpf_rings *rings;	/* one per possible CPU, in rings_fd */
-	__u32 pids[FREC_MAX_PID_FILTER];	/* the filter as set */
-	size_t npids;
+	struct frecd_bpf_filter *filter;	/* what filter_fd holds */
 	size_t nlinks;
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
@@ -207,32 +207,6 @@ static int attach_all(struct frecd_bpf *b, struct frec_bpf *skel, char *err, siz
 	return 0;
 }
 
-/* Make the filter map hold exactly pids: the new ones first, then the old
- * ones removed, so that no wanted process is left out in between. */
-static int set_filter_map(struct frecd_bpf *b, int map_fd, const __u32 *pids, size_t npids,
-			  char *err, size_t errlen)
-{
-	__u8 one = 1;
-	size_t i, j;
-
-	for (i = 0; i < npids; i++)
-		if (bpf_map_update_elem(map_fd, &pids[i], &one, BPF_ANY)) {
-			snprintf(err, errlen, "cannot fill the pid filter: %s", strerror(errno));
-			return -errno;
-		}
-	for (i = 0; i < b->npids; i++) {
-		for (j = 0; j < npids && pids[j] != b->pids[i]; j++)
-			;
-		if (j == npids && bpf_map_delete_elem(map_fd, &b->pids[i]) && errno != ENOENT) {
-			snprintf(err, errlen, "cannot update the pid filter: %s", strerror(errno));
-			return -errno;
-		}
-	}
-	memcpy(b->pids, pids, npids * sizeof(*pids));
-	b->npids = npids;
-	return 0;
-}
-
 /* One attempt with one set of programs: open, load, fill the filter, attach. */
 static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
 		     bool has_state, char *err, size_t errlen)
@@ -246,9 +220,9 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 	ret = frecd_bpf_rings__fill(b->rings, bpf_map__fd(b->skel->maps.rings), err, errlen);
 	if (ret)
 		return ret;
-	b->npids = 0;
-	ret = set_filter_map(b, bpf_map__fd(b->skel->maps.pid_filter), opts->pids, opts->npids,
-			     err, errlen);
+	frecd_bpf_filter__reset(b->filter);	/* this set's map is new */
+	ret = frecd_bpf_filter__set(b->filter, bpf_map__fd(b->skel->maps.pid_filter), opts->pids,
+				    opts->npids, err, errlen);
 	if (ret)
 		return ret;
 	return attach_all(b, b->skel, err, errlen);
@@ -260,9 +234,9 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	struct frecd_bpf *b;
 	int ret;
 
-	if (opts->npids > FREC_MAX_PID_FILTER) {
-		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
-		errno = E2BIG;
+	ret = frecd_bpf_filter__check(opts->npids, err, errlen);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	b = calloc(1, sizeof(*b));
@@ -276,6 +250,12 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	b->opts.btf_path = NULL;
 	if (opts->btf_path && !(b->btf_path = strdup(opts->btf_path))) {
 		free(b);
+		return NULL;
+	}
+	b->filter = frecd_bpf_filter__new();
+	if (!b->filter) {
+		frecd_bpf__destroy(b);
+		errno = ENOMEM;
 		return NULL;
 	}
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
@@ -334,6 +314,7 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 		close(b->counters_fd);
 	if (b->filter_fd >= 0)
 		close(b->filter_fd);
+	frecd_bpf_filter__free(b->filter);
 	free(b->btf_path);
 	free(b);
 }
@@ -358,19 +339,19 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 {
 	struct frecd_bpf_opts opts = b->opts;
 	__u32 old_pids[FREC_MAX_PID_FILTER];
-	size_t old_npids = b->npids;
 	struct frec_bpf *skel = NULL;
 	char ignored[256];
+	size_t old_npids;
 	int ret;
 
 	b->swap_first = b->swap_last = 0;
-	if (npids > FREC_MAX_PID_FILTER) {
-		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
-		return -E2BIG;
-	}
+	ret = frecd_bpf_filter__check(npids, err, errlen);
+	if (ret)
+		return ret;
+	frecd_bpf_filter__pids(b->filter, &old_npids);
 	/* Same programs: only the map changes, atomically per pid. */
-	if ((npids > 0) == (b->npids > 0) && wakeup == b->opts.wakeup)
-		return set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
+	if ((npids > 0) == (old_npids > 0) && wakeup == b->opts.wakeup)
+		return frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
 
 	/*
 	 * Whether to filter at all, and sched_wakeup, are fixed when the
@@ -385,8 +366,9 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret)
 		goto fail;
-	memcpy(old_pids, b->pids, old_npids * sizeof(*old_pids));
-	ret = set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
+	memcpy(old_pids, frecd_bpf_filter__pids(b->filter, &old_npids),
+	       old_npids * sizeof(*old_pids));
+	ret = frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
 	if (ret)
 		goto fail;
 	/* The hole the swap leaves: from before the detach to after an
@@ -397,7 +379,8 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	if (ret) {
 		/* Back to the old set, as it was. */
 		detach_all(b);
-		set_filter_map(b, b->filter_fd, old_pids, old_npids, ignored, sizeof(ignored));
+		frecd_bpf_filter__set(b->filter, b->filter_fd, old_pids, old_npids, ignored,
+				      sizeof(ignored));
 		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
 			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
 				  ignored);
