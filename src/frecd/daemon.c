@@ -14,6 +14,7 @@
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
 #include "frecd/log.h"
+#include "frecd/losslog.h"
 #include "frecd/options.h"
 #include "frecd/outdir.h"
 #include "frecd/procinfo.h"
@@ -22,9 +23,6 @@
 #include "frecd/service.h"
 #include "frecd/status.h"
 #include "frecd/writer.h"
-
-/* Drops are logged at most this often (they are always in the snapshot). */
-#define DROP_LOG_INTERVAL_NS	(5ull * 1000000000)
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
 
@@ -45,10 +43,7 @@ struct frecd_daemon {
 	__u64 snapshot_start_ns;	/* CLOCK_MONOTONIC, of the one in progress */
 	__u64 snapshots, snapshot_failures;
 	__u64 malformed;		/* records the recorder refused */
-	__u64 drops_unlogged;		/* lost since the last drop message */
-	__u64 drops_logged_at;		/* CLOCK_BOOTTIME of that message */
-	__u64 discards_logged;		/* the recorder's events_discarded, as last logged */
-	__u64 discards_logged_at;	/* CLOCK_BOOTTIME of that message */
+	struct frecd_losslog drop_log, discard_log;	/* CLOCK_BOOTTIME */
 	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
 	__u64 read_to;			/* the cut of the last drain that read the rings */
 	/* Waits between drains, CLOCK_MONOTONIC: a ring overflows when one
@@ -56,7 +51,6 @@ struct frecd_daemon {
 	 * frec status say how long the loop left the rings alone. */
 	__u64 last_drain_ns;
 	__u64 gap_max_ns;		/* since start */
-	__u64 gap_max_unlogged_ns;	/* since the last drop message */
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
 };
 
@@ -94,42 +88,16 @@ static void on_record(void *ctx, const void *data, size_t len)
 		frecd_procinfo__want_cmdline(d->procinfo, h->tgid);
 }
 
-static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
-{
-	char ring[32];
-
-	if (!d->drops_unlogged)
-		return;
-	if (!force && now - d->drops_logged_at < DROP_LOG_INTERVAL_NS)
-		return;
-	log_warn("lost %llu events since %s (ring buffer full; the longest wait between drains was %.1f ms); they are counted in the snapshot; raise --ring-size (now %s) if this repeats",
-		 (unsigned long long)d->drops_unlogged,
-		 d->drops_logged_at ? "the last message" : "start",
-		 d->gap_max_unlogged_ns / 1e6,
-		 frecd_format_size(d->opts->ring_bytes, ring, sizeof(ring)));
-	d->drops_unlogged = 0;
-	d->gap_max_unlogged_ns = 0;
-	d->drops_logged_at = now;
-}
-
-/* Events the recorder had no memory for (the window pinned by a snapshot
- * and the room full): as rare and as rate-limited as drops. */
-static void log_discards(struct frecd_daemon *d, __u64 now, bool force)
+/* Drops and discards, rate-limited (losslog.h); the snapshots count them all. */
+static void log_losses(struct frecd_daemon *d, __u64 now, bool force)
 {
 	struct frec_recorder_stats st;
-	char size[32];
 
+	frecd_losslog__drops(&d->drop_log, frecd_drops__total(d->drops), now, force,
+			     d->opts->ring_bytes);
 	frec_recorder__stats(d->rec, &st);
-	if (st.events_discarded == d->discards_logged)
-		return;
-	if (!force && now - d->discards_logged_at < DROP_LOG_INTERVAL_NS)
-		return;
-	log_warn("%llu events found no room in memory since %s (a snapshot held the window); they are counted in the snapshot as lost; raise --max-size (now %s) if this repeats",
-		 (unsigned long long)(st.events_discarded - d->discards_logged),
-		 d->discards_logged_at ? "the last message" : "start",
-		 frecd_format_size(d->opts->config.max_bytes, size, sizeof(size)));
-	d->discards_logged = st.events_discarded;
-	d->discards_logged_at = now;
+	frecd_losslog__discards(&d->discard_log, st.events_discarded, now, force,
+				d->opts->config.max_bytes);
 }
 
 /* --debug-stall-ms: the end of a stall, by time or by a second SIGUSR2. */
@@ -146,8 +114,7 @@ static void note_gap(struct frecd_daemon *d)
 
 	if (gap > d->gap_max_ns)
 		d->gap_max_ns = gap;
-	if (gap > d->gap_max_unlogged_ns)
-		d->gap_max_unlogged_ns = gap;
+	frecd_losslog__drain_gap(&d->drop_log, gap);
 	if (gap > FRECD_SLOW_GAP_MS * 1000000ull)
 		d->slow_gaps++;
 	d->last_drain_ns = now;
@@ -163,7 +130,6 @@ static void note_gap(struct frecd_daemon *d)
  */
 static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
-	long long lost;
 	__u64 now;
 
 	if (d->stall_until) {
@@ -177,11 +143,8 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	if (cut < now)
 		now = cut;
 	d->read_to = now;
-	lost = frecd_drops__poll(d->drops, d->rec, now);
-	if (lost > 0)
-		d->drops_unlogged += lost;
-	log_drops(d, now, false);
-	log_discards(d, now, false);
+	frecd_drops__poll(d->drops, d->rec, now);
+	log_losses(d, now, false);
 	return cut;
 }
 
@@ -498,8 +461,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		d.stall_until = 0;	/* the last drain always happens, and takes all */
 		frecd_drops__poll_recursion(d.drops, d.rec, frecd_clock__boot_ns());
 		drain_until(&d, FRECD_RING_NO_CUT);
-		log_drops(&d, frecd_clock__boot_ns(), true);
-		log_discards(&d, frecd_clock__boot_ns(), true);
+		log_losses(&d, frecd_clock__boot_ns(), true);
 		log_summary(&d);
 	}
 out:

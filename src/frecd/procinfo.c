@@ -10,6 +10,7 @@
 #include <frec/recorder.h>
 #include "frecd/clock.h"
 #include "frecd/log.h"
+#include "frecd/losslog.h"
 #include "frecd/proc.h"
 #include "frecd/procinfo.h"
 
@@ -21,7 +22,6 @@
 /* Results waiting for the loop: the thread waits for room, never the loop. */
 #define RES_MAX		64
 #define STUCK_NS	(1000000000ull)
-#define MISS_LOG_NS	(5ull * 1000000000)
 
 enum { RES_NAME, RES_CMDLINE, RES_SEEDED };
 
@@ -48,7 +48,7 @@ struct frecd_procinfo {
 	__u32 busy_tgid;
 	/* The loop's own. */
 	__u64 warned_since;	/* busy_since of the read last logged as stuck */
-	__u64 misses_logged, misses_logged_at;
+	struct frecd_losslog miss_log;	/* CLOCK_MONOTONIC */
 	unsigned int names, cmdlines;	/* applied from the seed */
 	bool seeding;
 	/* The thread's own. */
@@ -298,13 +298,7 @@ void frecd_procinfo__tick(struct frecd_procinfo *p)
 			 tgid, (now - since) / 1e9, waiting);
 		p->warned_since = since;
 	}
-	if (misses != p->misses_logged &&
-	    (!p->misses_logged_at || now - p->misses_logged_at >= MISS_LOG_NS)) {
-		log_warn("%llu processes exec'd without their command line being read (the queue of %u reads of /proc was full); snapshots show the command line each had before",
-			 (unsigned long long)(misses - p->misses_logged), REQ_MAX);
-		p->misses_logged = misses;
-		p->misses_logged_at = now;
-	}
+	frecd_losslog__proc_misses(&p->miss_log, misses, now, REQ_MAX);
 }
 
 __u64 frecd_procinfo__misses(const struct frecd_procinfo *p)
