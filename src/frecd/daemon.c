@@ -21,6 +21,7 @@
 #include "frecd/recursion.h"
 #include "frecd/ring.h"
 #include "frecd/service.h"
+#include "frecd/stall.h"
 #include "frecd/status.h"
 #include "frecd/writer.h"
 
@@ -44,7 +45,7 @@ struct frecd_daemon {
 	__u64 snapshots, snapshot_failures;
 	__u64 malformed;		/* records the recorder refused */
 	struct frecd_losslog drop_log, discard_log;	/* CLOCK_BOOTTIME */
-	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
+	struct frecd_stall stall;	/* --debug-stall-ms */
 	__u64 read_to;			/* the cut of the last drain that read the rings */
 	/* Waits between drains, CLOCK_MONOTONIC: a ring overflows when one
 	 * is longer than the ring takes to fill, so the drop message and
@@ -100,14 +101,6 @@ static void log_losses(struct frecd_daemon *d, __u64 now, bool force)
 				d->opts->config.max_bytes);
 }
 
-/* --debug-stall-ms: the end of a stall, by time or by a second SIGUSR2. */
-static void stall_end(struct frecd_daemon *d)
-{
-	log_info("draining the ring buffer again after a stall of %.0f ms (--debug-stall-ms)",
-		 (frecd_clock__mono_ns() - d->stall_start) / 1e6);
-	d->stall_until = 0;
-}
-
 static void note_gap(struct frecd_daemon *d)
 {
 	__u64 now = frecd_clock__mono_ns(), gap = now - d->last_drain_ns;
@@ -132,11 +125,8 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
 	__u64 now;
 
-	if (d->stall_until) {
-		if (frecd_clock__mono_ns() < d->stall_until)
-			return d->read_to;
-		stall_end(d);
-	}
+	if (frecd_stall__holds(&d->stall))
+		return d->read_to;
 	note_gap(d);
 	frecd_rings__consume(d->rings, cut, on_record, d);
 	now = frecd_clock__boot_ns();
@@ -264,25 +254,6 @@ static void snapshot_done(struct frecd_daemon *d)
 	}
 }
 
-/* SIGUSR2: start a stall of the drain (the ring fills up and overflows), or
- * end the one in progress. For tests only: recording loses events. */
-static void debug_stall(struct frecd_daemon *d)
-{
-	if (!d->opts->debug_stall_ns) {
-		log_info("SIGUSR2: ignored (only --debug-stall-ms uses it)");
-		return;
-	}
-	if (d->stall_until) {
-		stall_end(d);
-		drain(d);
-		return;
-	}
-	d->stall_start = frecd_clock__mono_ns();
-	d->stall_until = d->stall_start + d->opts->debug_stall_ns;
-	log_info("SIGUSR2: not draining the ring buffer for %llu ms (--debug-stall-ms)",
-		 (unsigned long long)(d->opts->debug_stall_ns / 1000000));
-}
-
 static void on_signals(struct frecd_daemon *d)
 {
 	struct signalfd_siginfo si;
@@ -312,7 +283,9 @@ static void on_signals(struct frecd_daemon *d)
 			d->snapshot_pending = false;
 			break;
 		case SIGUSR2:
-			debug_stall(d);
+			/* a stall of the drain, for tests (stall.h) */
+			if (frecd_stall__signal(&d->stall))
+				drain(d);
 			break;
 		case SIGHUP:
 			frecd_service__reload(d->opts->svc);
@@ -410,7 +383,8 @@ static void log_summary(struct frecd_daemon *d)
 
 int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 {
-	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1 };
+	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1,
+				  .stall.length_ns = opts->debug_stall_ns };
 	struct epoll_event evs[8];
 	__u64 expirations;
 	int i, n, ret;
@@ -458,7 +432,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		}
 	}
 	if (!ret) {
-		d.stall_until = 0;	/* the last drain always happens, and takes all */
+		frecd_stall__cancel(&d.stall);	/* the last drain always happens, and takes all */
 		frecd_drops__poll_recursion(d.drops, d.rec, frecd_clock__boot_ns());
 		drain_until(&d, FRECD_RING_NO_CUT);
 		log_losses(&d, frecd_clock__boot_ns(), true);
