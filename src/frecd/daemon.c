@@ -16,14 +16,13 @@
 #include "frecd/log.h"
 #include "frecd/losslog.h"
 #include "frecd/options.h"
-#include "frecd/outdir.h"
 #include "frecd/procinfo.h"
 #include "frecd/recursion.h"
 #include "frecd/ring.h"
 #include "frecd/service.h"
+#include "frecd/snapshots.h"
 #include "frecd/stall.h"
 #include "frecd/status.h"
-#include "frecd/writer.h"
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
 
@@ -32,17 +31,11 @@ struct frecd_daemon {
 	struct frec_recorder *rec;
 	struct frecd_rings *rings;
 	struct frecd_drops *drops;
-	struct frecd_writer *writer;
+	struct frecd_snapshots *snaps;
 	struct frecd_procinfo *procinfo;	/* reads /proc, which may block */
 	int epfd, tfd, sfd;
 	bool stopping;
-	bool snapshot_pending;		/* SIGUSR1 while writing: one more after */
-	__u64 snapshot_seq;		/* the last snapshot started (its number) */
-	char pending_reason[128];	/* of the first request merged into the pending one */
-	char snapshot_dir[PATH_MAX];	/* -o of the one in progress */
 	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
-	__u64 snapshot_start_ns;	/* CLOCK_MONOTONIC, of the one in progress */
-	__u64 snapshots, snapshot_failures;
 	__u64 malformed;		/* records the recorder refused */
 	struct frecd_losslog drop_log, discard_log;	/* CLOCK_BOOTTIME */
 	struct frecd_stall stall;	/* --debug-stall-ms */
@@ -143,115 +136,26 @@ static __u64 drain(struct frecd_daemon *d)
 	return drain_until(d, frecd_clock__boot_ns());
 }
 
-/*
- * Start snapshot number ++snapshot_seq for reason. 0, or -errno when it could
- * not even start (logged); the service hears of it either way, now or when
- * the writer is done.
- */
-static int snapshot_start(struct frecd_daemon *d, const char *reason)
+/* The snapshots' hooks (snapshots.h). The window a snapshot pins ends at
+ * the cut: every record before it is in, the kernel's skipped runs too. */
+static void seal_for_snapshot(void *ctx)
 {
-	struct frecd_snapshot_job job;
-	char err[512];
-	int ret;
+	struct frecd_daemon *d = ctx;
 
-	d->snapshot_seq++;
-	d->snapshot_start_ns = frecd_clock__mono_ns();
-	snprintf(d->snapshot_dir, sizeof(d->snapshot_dir), "%s", d->opts->output_dir);
 	frecd_drops__poll_recursion(d->drops, d->rec, frecd_clock__boot_ns());
 	frec_recorder__seal(d->rec, drain(d));
-
-	memset(&job, 0, sizeof(job));
-	job.dirfd = frecd_outdir__dirfd(d->opts->outdir, err, sizeof(err));
-	if (job.dirfd < 0) {
-		ret = job.dirfd;
-		d->snapshot_failures++;
-		log_error("snapshot failed: %s; recording goes on", err);
-		goto fail;
-	}
-	job.pin = frec_recorder__pin(d->rec);
-	if (!job.pin) {
-		ret = -errno;
-		close(job.dirfd);
-		d->snapshot_failures++;
-		log_error("snapshot failed: cannot pin the window: %s; recording goes on",
-			  strerror(-ret));
-		goto fail;
-	}
-	job.realtime_ns = frecd_clock__ns(CLOCK_REALTIME);
-	frec_header__init(&job.hdr);
-	job.hdr.config = d->opts->config;
-	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "%s", reason);
-	ret = frecd_writer__submit(d->writer, &job);
-	if (ret) {	/* the caller checked; cannot happen */
-		frec_recorder__unpin(d->rec, job.pin);
-		close(job.dirfd);
-		log_error("snapshot failed: writer busy");
-		goto fail;
-	}
-	return 0;
-fail:
-	frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq, ret, d->snapshot_dir, NULL);
-	return ret;
 }
 
-/*
- * SIGUSR1 and the control socket: start a snapshot, or merge the request
- * into the one that follows the snapshot being written. *seq: the number of
- * the snapshot that answers it. 0, -ECANCELED when stopping, or -errno when
- * the snapshot could not start.
- */
-static int snapshot_request(struct frecd_daemon *d, const char *reason, __u64 *seq)
+static void snapshot_done(void *ctx, __u64 seq, int err, const char *dir, const char *name)
 {
-	if (d->stopping)
-		return -ECANCELED;
-	if (frecd_writer__busy(d->writer)) {
-		/* Coalesced: any number of requests during a write give one
-		 * more snapshot, taken when this one is done. */
-		if (!d->snapshot_pending) {
-			log_info("snapshot requested (%s) while one is being written: one more will follow",
-				 reason);
-			snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
-		}
-		d->snapshot_pending = true;
-		*seq = d->snapshot_seq + 1;
-		return 0;
-	}
-	*seq = d->snapshot_seq + 1;
-	return snapshot_start(d, reason);
+	struct frecd_daemon *d = ctx;
+
+	frecd_service__snapshot_done(d->opts->svc, seq, err, dir, name);
 }
 
 int frecd_daemon__snapshot(struct frecd_daemon *d, const char *reason, __u64 *seq)
 {
-	return snapshot_request(d, reason, seq);
-}
-
-static void snapshot_done(struct frecd_daemon *d)
-{
-	struct frecd_snapshot_result res;
-	double ms;
-
-	if (!frecd_writer__collect(d->writer, &res))
-		return;
-	ms = (frecd_clock__mono_ns() - d->snapshot_start_ns) / 1e6;
-	if (res.err) {
-		d->snapshot_failures++;
-		log_error("snapshot %s/%s failed: %s; no file left behind, recording goes on",
-			  d->snapshot_dir, res.name, strerror(-res.err));
-	} else {
-		d->snapshots++;
-		log_info("snapshot %s/%s: %llu events, %llu lost, %llu bytes, %.1f ms",
-			 d->snapshot_dir, res.name,
-			 (unsigned long long)frec_pin__events(res.pin),
-			 (unsigned long long)frec_pin__lost(res.pin),
-			 (unsigned long long)frec_pin__bytes(res.pin), ms);
-	}
-	frec_recorder__unpin(d->rec, res.pin);
-	frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq, res.err, d->snapshot_dir,
-				     res.name);
-	if (d->snapshot_pending && !d->stopping) {
-		d->snapshot_pending = false;
-		snapshot_start(d, d->pending_reason);
-	}
+	return frecd_snapshots__request(d->snaps, reason, seq);
 }
 
 static void on_signals(struct frecd_daemon *d)
@@ -263,24 +167,19 @@ static void on_signals(struct frecd_daemon *d)
 		case SIGUSR1: {
 			__u64 seq;
 
-			snapshot_request(d, "SIGUSR1", &seq);
+			frecd_snapshots__request(d->snaps, "SIGUSR1", &seq);
 			break;
 		}
 		case SIGTERM:
 		case SIGINT:
 			if (!d->stopping) {
 				log_info("%s: stopping%s", strsignal(si.ssi_signo),
-					 frecd_writer__busy(d->writer) ?
+					 frecd_snapshots__busy(d->snaps) ?
 					 " after the snapshot in progress" : "");
 				frecd_service__stopping(d->opts->svc);
 			}
 			d->stopping = true;
-			if (d->snapshot_pending) {
-				log_info("the pending snapshot request is dropped");
-				frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq + 1,
-							     -ECANCELED, d->opts->output_dir, NULL);
-			}
-			d->snapshot_pending = false;
+			frecd_snapshots__stop(d->snaps);
 			break;
 		case SIGUSR2:
 			/* a stall of the drain, for tests (stall.h) */
@@ -307,6 +206,15 @@ static int setup(struct frecd_daemon *d)
 		.it_interval = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
 		.it_value = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
 	};
+	struct frecd_snapshots_opts sopts = {
+		.sz = sizeof(sopts),
+		.rec = d->rec,
+		.dopts = d->opts,
+		.running = d->opts->running,
+		.seal = seal_for_snapshot,
+		.done = snapshot_done,
+		.ctx = d,
+	};
 	sigset_t set;
 	size_t i;
 	int ret;
@@ -323,8 +231,8 @@ static int setup(struct frecd_daemon *d)
 	d->drops = frecd_drops__new(d->opts->counters_fd);
 	if (!d->drops)
 		return -errno;
-	d->writer = frecd_writer__new(d->opts->debug_writer_delay_ns);
-	if (!d->writer)
+	d->snaps = frecd_snapshots__new(&sopts);
+	if (!d->snaps)
 		return -errno;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -342,7 +250,7 @@ static int setup(struct frecd_daemon *d)
 			return ret;
 	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
-	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)) ||
+	    (ret = add_fd(d, frecd_snapshots__fd(d->snaps), EPOLLIN, TAG_WRITER)) ||
 	    (ret = add_fd(d, frecd_procinfo__fd(d->procinfo), EPOLLIN, TAG_PROC)))
 		return ret;
 	/* The control socket, and READY=1: from here on requests are served. */
@@ -352,7 +260,7 @@ static int setup(struct frecd_daemon *d)
 static void teardown(struct frecd_daemon *d)
 {
 	/* joins the writer thread after the job in progress, if any */
-	frecd_writer__free(d->writer);
+	frecd_snapshots__free(d->snaps);
 	frecd_procinfo__free(d->procinfo);
 	frecd_rings__free(d->rings);
 	frecd_drops__free(d->drops);
@@ -366,13 +274,13 @@ static void teardown(struct frecd_daemon *d)
 
 static void log_summary(struct frecd_daemon *d)
 {
-	struct frec_recorder_stats st;
+	struct frecd_status st;
 
-	frec_recorder__stats(d->rec, &st);
+	frecd_daemon__status(d, &st);
 	log_info("recorded %llu events, %llu lost, %llu filtered out; %llu snapshots written, %llu failed",
-		 (unsigned long long)st.events, (unsigned long long)frecd_drops__total(d->drops),
-		 (unsigned long long)frecd_drops__filtered(d->drops),
-		 (unsigned long long)d->snapshots, (unsigned long long)d->snapshot_failures);
+		 (unsigned long long)st.rec.events, (unsigned long long)st.lost,
+		 (unsigned long long)st.filtered, (unsigned long long)st.snapshots,
+		 (unsigned long long)st.snapshot_failures);
 	if (frecd_procinfo__misses(d->procinfo))
 		log_warn("%llu command lines were not read (the /proc reader was behind)",
 			 (unsigned long long)frecd_procinfo__misses(d->procinfo));
@@ -394,7 +302,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		log_error("cannot start the event loop: %s", strerror(-ret));
 		goto out;
 	}
-	while (!(d.stopping && !frecd_writer__busy(d.writer))) {
+	while (!(d.stopping && !frecd_snapshots__busy(d.snaps))) {
 		n = epoll_wait(d.epfd, evs, 8, -1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -420,7 +328,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				on_signals(&d);
 				break;
 			case TAG_WRITER:
-				snapshot_done(&d);
+				frecd_snapshots__collect(d.snaps);
 				break;
 			case TAG_PROC:
 				frecd_procinfo__apply(d.procinfo, d.rec);
@@ -457,9 +365,7 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->filtered = frecd_drops__filtered(d->drops);
 	st->recursion_misses = frecd_recursion__total();
 	st->recursion_counted = frecd_recursion__counted();
-	st->snapshots = d->snapshots;
-	st->snapshot_failures = d->snapshot_failures;
-	st->snapshot_in_progress = frecd_writer__busy(d->writer);
+	frecd_snapshots__status(d->snaps, st);
 	st->drain_period_ms = FRECD_DRAIN_MS;
 	st->drain_gap_max_ns = d->gap_max_ns;
 	st->drain_slow_gaps = d->slow_gaps;

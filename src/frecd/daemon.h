@@ -19,6 +19,7 @@
 
 struct frec_recorder;
 struct frecd_bpf;
+struct frecd_options;
 struct frecd_outdir;
 struct frecd_service;
 struct frecd_status;
@@ -41,7 +42,8 @@ struct frecd_daemon_opts {
 	struct frec_config_summary config; /* written into every snapshot header */
 	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
 	__u64 debug_writer_delay_ns;	/* --debug-writer-delay-ms; 0: none */
-	struct frecd_service *svc;	/* socket, notify, reload, retention; may be NULL */
+	struct frecd_service *svc;	/* socket, notify, reload; may be NULL */
+	const struct frecd_options *running; /* as running: --keep, --keep-size */
 };
 
 /* The signals the loop handles; block them (in every thread) before any

@@ -247,6 +247,7 @@ int main(int argc, char **argv)
 	dopts.counters_fd = frecd_bpf__counters_fd(bpf);
 	dopts.output_dir = opts.output_dir;
 	dopts.outdir = outdir;
+	dopts.running = &opts;
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;

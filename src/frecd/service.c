@@ -13,10 +13,8 @@
 #include "frecd/log.h"
 #include "frecd/notify.h"
 #include "frecd/options.h"
-#include "frecd/outdir.h"
 #include "frecd/probes.h"
 #include "frecd/reload.h"
-#include "frecd/retention.h"
 #include "frecd/service.h"
 #include "frecd/status.h"
 
@@ -39,7 +37,6 @@ struct frecd_service {
 	struct rate_sample sample;	/* the last one taken */
 	__u64 rate_ns;			/* rates below cover this much time, 0: none yet */
 	double events_per_s, by_type_per_s[FREC_EV__MAX], lost_per_s;
-	char last_snapshot[PATH_MAX];
 };
 
 struct frecd_service *frecd_service__new(const struct frecd_service_opts *opts,
@@ -101,7 +98,6 @@ static void fill_status(struct frecd_service *s, struct frecd_status *st,
 	memcpy(st->events_per_s_by_type, s->by_type_per_s, sizeof(st->events_per_s_by_type));
 	st->lost_per_s = s->lost_per_s;
 	st->output_dir = s->o.dopts->output_dir;
-	st->last_snapshot = s->last_snapshot[0] ? s->last_snapshot : NULL;
 	st->keep = s->o.opts->keep;
 	st->keep_bytes = s->o.opts->keep_bytes;
 
@@ -272,32 +268,6 @@ void frecd_service__reload(struct frecd_service *s)
 	reload_done(s);
 }
 
-static void apply_retention(struct frecd_service *s, const char *name)
-{
-	struct frecd_retention_stats st;
-	const char *dir = s->o.dopts->output_dir;
-	char err[512], sz1[32];
-	int dirfd, ret;
-
-	if (!s->o.opts->keep && !s->o.opts->keep_bytes)
-		return;
-	dirfd = frecd_outdir__dirfd(s->o.dopts->outdir, err, sizeof(err));
-	if (dirfd < 0) {
-		log_warn("retention: %s; old snapshots stay", err);
-		return;
-	}
-	ret = frecd_retention__apply(dirfd, s->o.opts->keep, s->o.opts->keep_bytes, name, &st);
-	close(dirfd);
-	if (st.removed)
-		log_info("retention: removed the %u oldest snapshots (%llu bytes) from %s; %u kept (%llu bytes), --keep %u, --keep-size %s",
-			 st.removed, (unsigned long long)st.removed_bytes, dir, st.kept,
-			 (unsigned long long)st.kept_bytes, s->o.opts->keep,
-			 frecd_format_size(s->o.opts->keep_bytes, sz1, sizeof(sz1)));
-	if (ret)
-		log_warn("retention in %s: %s; some old snapshots stay (%u kept, %llu bytes)", dir,
-			 strerror(-ret), st.kept, (unsigned long long)st.kept_bytes);
-}
-
 void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, const char *dir,
 				  const char *name)
 {
@@ -310,10 +280,7 @@ void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, c
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(s->last_snapshot, sizeof(s->last_snapshot), "%s", path);
-	/* Answer first: retention is housekeeping the client need not wait for. */
 	frecd_control__snapshot_done(s->control, seq, 0, path);
-	apply_retention(s, name);
 }
 
 void frecd_service__stopping(struct frecd_service *s)
