@@ -14,16 +14,10 @@
 #include "frecd/notify.h"
 #include "frecd/options.h"
 #include "frecd/probes.h"
+#include "frecd/rates.h"
 #include "frecd/reload.h"
 #include "frecd/service.h"
 #include "frecd/status.h"
-
-struct rate_sample {
-	__u64 ns;			/* CLOCK_MONOTONIC */
-	__u64 events;
-	__u64 by_type[FREC_EV__MAX];
-	__u64 lost;
-};
 
 struct frecd_service {
 	struct frecd_service_opts o;
@@ -34,9 +28,7 @@ struct frecd_service {
 	bool reload_again;		/* SIGHUP during a reload: one more after it */
 	__u64 start_ns;
 	__u64 status_sent_ns;
-	struct rate_sample sample;	/* the last one taken */
-	__u64 rate_ns;			/* rates below cover this much time, 0: none yet */
-	double events_per_s, by_type_per_s[FREC_EV__MAX], lost_per_s;
+	struct frecd_rates rates;	/* events/s, for status and STATUS= */
 };
 
 struct frecd_service *frecd_service__new(const struct frecd_service_opts *opts,
@@ -93,10 +85,7 @@ static void fill_status(struct frecd_service *s, struct frecd_status *st,
 	frecd_daemon__status(s->d, st);
 	st->pid = getpid();
 	st->uptime_ns = frecd_clock__mono_ns() - s->start_ns;
-	st->rate_ns = s->rate_ns;
-	st->events_per_s = s->events_per_s;
-	memcpy(st->events_per_s_by_type, s->by_type_per_s, sizeof(st->events_per_s_by_type));
-	st->lost_per_s = s->lost_per_s;
+	frecd_rates__fill(&s->rates, st);
 	st->output_dir = s->o.dopts->output_dir;
 	st->keep = s->o.opts->keep;
 	st->keep_bytes = s->o.opts->keep_bytes;
@@ -160,19 +149,9 @@ static const struct frecd_control_ops control_ops = {
 	.status = ctl_status,
 };
 
-static void take_sample(struct frecd_service *s, struct rate_sample *smp)
-{
-	struct frecd_status st;
-
-	frecd_daemon__status(s->d, &st);
-	smp->ns = frecd_clock__mono_ns();
-	smp->events = st.rec.events;
-	memcpy(smp->by_type, st.rec.events_by_type, sizeof(smp->by_type));
-	smp->lost = st.lost;
-}
-
 int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int epfd)
 {
+	struct frecd_status st;
 	char line[256];
 	int ret;
 
@@ -188,8 +167,9 @@ int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int ep
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->rs.efd, &ev))
 			return -errno;
 	}
-	take_sample(s, &s->sample);
-	s->status_sent_ns = s->sample.ns;
+	frecd_daemon__status(s->d, &st);
+	frecd_rates__init(&s->rates, &st, frecd_clock__mono_ns());
+	s->status_sent_ns = s->rates.ns;
 	summary(s, line, sizeof(line));
 	frecd_notify__ready(s->notify, line);
 	return 0;
@@ -212,28 +192,22 @@ bool frecd_service__event(struct frecd_service *s, __u64 tag, __u32 events)
 
 void frecd_service__tick(struct frecd_service *s)
 {
-	struct rate_sample now;
+	struct frecd_status st;
 	char line[256];
-	double secs;
-	int t;
+	__u64 now;
 
 	if (!s)
 		return;
 	frecd_control__tick(s->control);
-	if (frecd_clock__mono_ns() - s->sample.ns < FRECD_RATE_INTERVAL_MS * 1000000ull)
+	if (!frecd_rates__due(&s->rates, frecd_clock__mono_ns()))
 		return;
-	take_sample(s, &now);
-	secs = (now.ns - s->sample.ns) / 1e9;
-	s->rate_ns = now.ns - s->sample.ns;
-	s->events_per_s = (now.events - s->sample.events) / secs;
-	for (t = 0; t < FREC_EV__MAX; t++)
-		s->by_type_per_s[t] = (now.by_type[t] - s->sample.by_type[t]) / secs;
-	s->lost_per_s = (now.lost - s->sample.lost) / secs;
-	s->sample = now;
-	if (now.ns - s->status_sent_ns >= FRECD_STATUS_INTERVAL_MS * 1000000ull) {
+	frecd_daemon__status(s->d, &st);
+	now = frecd_clock__mono_ns();
+	frecd_rates__update(&s->rates, &st, now);
+	if (now - s->status_sent_ns >= FRECD_STATUS_INTERVAL_MS * 1000000ull) {
 		summary(s, line, sizeof(line));
 		frecd_notify__status(s->notify, line);
-		s->status_sent_ns = now.ns;
+		s->status_sent_ns = now;
 	}
 }
 

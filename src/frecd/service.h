@@ -28,7 +28,6 @@ struct frecd_daemon;
 struct frecd_daemon_opts;
 
 #define FRECD_STATUS_INTERVAL_MS	5000
-#define FRECD_RATE_INTERVAL_MS		1000
 
 /* The running configuration, owned by main(); a reload updates it in place. */
 struct frecd_service_opts {
