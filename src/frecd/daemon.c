@@ -385,15 +385,3 @@ void frecd_daemon__flush(struct frecd_daemon *d)
 {
 	frec_recorder__seal(d->rec, drain(d));
 }
-
-void frecd_daemon__mark_gap(struct frecd_daemon *d, __u32 kind, __u64 first_ts, __u64 last_ts)
-{
-	int err = frec_recorder__add_gap(d->rec, kind, first_ts, last_ts);
-
-	if (err)
-		log_warn("a gap of %.1f ms in the recording could not be marked: %s",
-			 (double)(last_ts - first_ts) / 1e6, strerror(-err));
-	else
-		log_info("nothing was recorded for %.1f ms while the programs were replaced",
-			 (double)(last_ts - first_ts) / 1e6);
-}

@@ -70,8 +70,5 @@ const __u64 *frecd_daemon__probe_hits(const struct frecd_daemon *d);
 void frecd_daemon__reset_probe_hits(struct frecd_daemon *d);
 /* Drain the ring and seal the open generation now. */
 void frecd_daemon__flush(struct frecd_daemon *d);
-/* Nothing was recorded from first_ts to last_ts (CLOCK_BOOTTIME ns) for the
- * reason kind (enum frec_gap_kind): a gap event in the recording. */
-void frecd_daemon__mark_gap(struct frecd_daemon *d, __u32 kind, __u64 first_ts, __u64 last_ts);
 
 #endif /* FRECD_DAEMON_H */

@@ -178,17 +178,31 @@ static void set_probe_table(const struct frecd_service_opts *so, const struct fr
 			  strerror(-ret));
 }
 
+/* Nothing was recorded from first_ts to last_ts (CLOCK_BOOTTIME ns): a gap
+ * event in the recording. */
+static void mark_gap(struct frec_recorder *rec, __u64 first_ts, __u64 last_ts)
+{
+	int err = frec_recorder__add_gap(rec, FREC_GAP_RELOAD, first_ts, last_ts);
+
+	if (err)
+		log_warn("a gap of %.1f ms in the recording could not be marked: %s",
+			 (double)(last_ts - first_ts) / 1e6, strerror(-err));
+	else
+		log_info("nothing was recorded for %.1f ms while the programs were replaced",
+			 (double)(last_ts - first_ts) / 1e6);
+}
+
 /* Change the filter; a swap of the scheduler programs is marked as a gap
  * in the recording, whether or not it succeeded. */
-static int set_filter(const struct frecd_service_opts *so, struct frecd_daemon *d,
-		      const __u32 *tgids, size_t ntgids, bool wakeup, char *err, size_t errlen)
+static int set_filter(const struct frecd_service_opts *so, const __u32 *tgids, size_t ntgids,
+		      bool wakeup, char *err, size_t errlen)
 {
 	int ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, wakeup, err, errlen);
 	__u64 first, last;
 
 	frecd_bpf__last_swap(so->bpf, &first, &last);
 	if (first)
-		frecd_daemon__mark_gap(d, FREC_GAP_RELOAD, first, last);
+		mark_gap(so->rec, first, last);
 	return ret;
 }
 
@@ -203,7 +217,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	int ret = 0;
 
 	if (p->filter_changed) {
-		ret = set_filter(so, d, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
+		ret = set_filter(so, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
 		if (ret)
 			goto undo_probes;
 	}
@@ -217,7 +231,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 				    p->next.verbose, err, sizeof(err));
 		if (ret) {
 			if (p->filter_changed &&
-			    set_filter(so, d, rs->tgids, rs->ntgids, cur->wakeup, ignored,
+			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
 				       sizeof(ignored)))
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
