@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	frecd_service__log_probes(probes);
+	frec_probes__log(probes);
 
 	dopts.rec = rec;
 	dopts.counters_fd = frecd_bpf__counters_fd(bpf);

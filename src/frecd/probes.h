@@ -47,5 +47,7 @@ void frec_probes__detach(struct frec_probes *p);
 const struct frec_probe_info *frec_probes__table(const struct frec_probes *p, size_t *n);
 /* One line per probe: "probe N: SPEC -> PATH:FUNC+OFF (N args)". */
 void frec_probes__print(const struct frec_probes *p, FILE *out);
+/* The same through the log, one info line each: "attached probe 1: SPEC -> ...". */
+void frec_probes__log(const struct frec_probes *p);
 
 #endif /* FREC_PROBES_H */

@@ -243,7 +243,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		*so->probes = p->probes;
 		p->probes = NULL;
 		p->old = NULL;
-		frecd_service__log_probes(*so->probes);
+		frec_probes__log(*so->probes);
 	}
 
 	/* Commit. */

@@ -271,24 +271,3 @@ void frecd_service__stop(struct frecd_service *s)
 	frecd_control__free(s->control);
 	s->control = NULL;
 }
-
-void frecd_service__log_probes(const struct frec_probes *probes)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!frec_probes__count(probes))
-		return;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return;
-	frec_probes__print(probes, f);
-	if (fclose(f)) {
-		free(buf);
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		log_info("attached %s", line);
-	free(buf);
-}

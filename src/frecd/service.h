@@ -73,7 +73,4 @@ void frecd_service__stopping(struct frecd_service *s);
 /* The loop ends: close the socket (clients still waiting are told why). */
 void frecd_service__stop(struct frecd_service *s);
 
-/* Log one line per attached probe: "attached probe 1: SPEC -> ...". */
-void frecd_service__log_probes(const struct frec_probes *probes);
-
 #endif /* FRECD_SERVICE_H */
