@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * frecd's event loop: one epoll over
+ * frecd's event loop: it waits, drains and dispatches. One epoll over
  *  - a timerfd: drain the ring buffers (the BPF side submits without
  *    wakeups), read the drop counters, let the recorder seal and evict;
  *  - each CPU's ring buffer map fd, edge-triggered: the BPF side forces a
  *    wakeup when a ring fills past a threshold;
  *  - a signalfd: SIGUSR1 snapshot, SIGTERM/SIGINT stop, SIGHUP reload,
- *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests);
- *  - the snapshot writer's eventfd: a snapshot is done.
- * Nothing in the loop allocates per event: records go straight from the
- * ring into the recorder.
+ *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests: stall.h);
+ *  - the snapshot writer's eventfd (snapshots.h: requests, the writer
+ *    thread, retention);
+ *  - the /proc reader's eventfd (procinfo.h);
+ *  - the service's fds (service.h: the control socket, a reload's detach).
+ * A drain reads every ring up to one cut (ring.h), hands the drops to the
+ * recorder (drops.h) and warns of losses, rate-limited (losslog.h). Nothing
+ * in the loop allocates per event: records go straight from the ring into
+ * the recorder.
+ *
+ * Threads: frecd_daemon__run() on main's thread, which becomes the loop's;
+ * the other functions only from it (the service's hooks). The loop starts
+ * the writer and /proc reader threads and joins them before it returns.
  */
 #ifndef FRECD_DAEMON_H
 #define FRECD_DAEMON_H

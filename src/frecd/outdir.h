@@ -23,6 +23,10 @@
  * resolved again exactly as at start (a missing one is created again), and
  * what is there now is used only if it passes the same checks: a symbolic
  * link or a file put in its place is refused, the snapshot skipped.
+ *
+ * Threads: new and free on main's thread at start or the loop's (a reload
+ * changes -o); frecd_outdir__dirfd() on the loop's thread, before each
+ * snapshot and for retention.
  */
 #ifndef FRECD_OUTDIR_H
 #define FRECD_OUTDIR_H

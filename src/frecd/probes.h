@@ -5,6 +5,10 @@
  * ring buffers as the scheduler programs (bpf_map__reuse_fd), attached all or
  * nothing. frecd's option parser and main loop call this; probes.c and
  * bpf/probe.bpf.c implement it.
+ *
+ * Threads: a set is built, attached and logged by one thread at a time:
+ * main's at start, the loop's on a reload; the reload detach thread detaches
+ * the old set (frec_probes__detach()) while the loop no longer touches it.
  */
 #ifndef FREC_PROBES_H
 #define FREC_PROBES_H

@@ -10,6 +10,8 @@
  * there, a renamed or copied snapshot, a symlink or a directory stays.
  * Those names sort by time, so "oldest" is "first by name", which no touch
  * or copy can change.
+ *
+ * Threads: the loop's thread (snapshots.c, after each snapshot).
  */
 #ifndef FRECD_RETENTION_H
 #define FRECD_RETENTION_H

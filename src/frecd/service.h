@@ -2,15 +2,18 @@
 /*
  * frecd as a service: what the event loop (daemon.c) calls besides its own
  * work, so that the loop stays about recording.
- *  - the control socket (control.c): frec snapshot, frec status;
+ *  - the control socket (control.c): frec snapshot, frec status (filled
+ *    from the loop's counters, status.h);
  *  - the service manager (notify.c): READY=1 once the loop runs, STATUS=
  *    every FRECD_STATUS_INTERVAL_MS, RELOADING=1/READY=1 around a reload,
  *    STOPPING=1;
- *  - retention (retention.c) after each snapshot;
  *  - SIGHUP: re-read the configuration and apply what can change while
- *    recording (reload.c);
- *  - events/s, measured every second for status and STATUS=.
+ *    recording (reload.c); one more if another comes during a reload;
+ *  - events/s, measured every second for status and STATUS= (rates.h).
  * Every hook accepts a NULL service and then does nothing.
+ *
+ * Threads: new and free on main's thread; every hook on the loop's thread.
+ * The reload's detach thread is reload.c's own.
  */
 #ifndef FRECD_SERVICE_H
 #define FRECD_SERVICE_H
