@@ -2,9 +2,9 @@
 /*
  * What `frec status` shows and systemd's STATUS= says: a snapshot of frecd's
  * counters, filled by the event loop (daemon.c, snapshots.c) and the
- * service glue (service.c, rates.c), formatted here as aligned text, as one JSON object, or as one
- * short line. Formatting only: no system calls, so the unit tests see every
- * byte.
+ * service glue (service.c, rates.c), formatted here as aligned text, as one
+ * JSON object, or as one short line. Formatting only: no system calls, so
+ * the unit tests see every byte.
  *
  * Threads: formatting only, any thread; the loop's thread fills the struct.
  */

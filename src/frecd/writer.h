@@ -2,8 +2,8 @@
 /*
  * The snapshot writer: one thread that writes a pinned window to a file while
  * the event loop goes on draining the ring (recording never pauses for a
- * snapshot). The loop (snapshots.c) hands it one job at a time and learns that the job is
- * done from an eventfd, which it polls with everything else.
+ * snapshot). The loop (snapshots.c) hands it one job at a time and learns
+ * that the job is done from an eventfd, which it polls with everything else.
  */
 #ifndef FRECD_WRITER_H
 #define FRECD_WRITER_H
