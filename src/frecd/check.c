@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
@@ -18,18 +16,12 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "frecd/caps.h"
 #include "frecd/check.h"
+#include "frecd/check_prog.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/recursion.h"
-
-/* The kernel's own "not supported", which leaks out of bpf(2). */
-#ifndef ENOTSUPP
-#define ENOTSUPP	524
-#endif
-#ifndef BPF_ATOMIC
-#define BPF_ATOMIC	0xc0
-#endif
 
 #define UPROBE_COOKIE	0x5eedull
 #define TRACEFS		"/sys/kernel/tracing"
@@ -57,138 +49,6 @@ static void why(struct check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Effective capabilities, as /proc/self/status shows them. */
-static __u64 cap_eff(void)
-{
-	char line[256];
-	__u64 caps = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7)) {
-			caps = strtoull(line + 7, NULL, 16);
-			break;
-		}
-	fclose(f);
-	return caps;
-}
-
-/* --- tiny test programs ------------------------------------------------- */
-
-static struct bpf_insn insn(__u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
-{
-	struct bpf_insn i = { .code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm };
-
-	return i;
-}
-
-/*
- * map[0] += 1, or += the BPF cookie: a program of any tracing type that
- * counts its own runs, so that "ok" means it really ran.
- */
-static size_t count_prog(struct bpf_insn *p, int map_fd, bool cookie)
-{
-	size_t n = 0, jmp, out;
-
-	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0);	/* r6 = ctx */
-	p[n++] = insn(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0);		/* key = 0 */
-	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0);
-	p[n++] = insn(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4);	/* r2 = &key */
-	p[n++] = insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map_fd);
-	p[n++] = insn(0, 0, 0, 0, 0);
-	p[n++] = insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem);
-	jmp = n;
-	p[n++] = insn(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 0, 0);		/* if !r0 goto out */
-	if (cookie) {
-		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_7, BPF_REG_0, 0, 0);
-		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_6, 0, 0);
-		p[n++] = insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_attach_cookie);
-		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
-		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_7, 0, 0);
-	} else {
-		p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 1);
-	}
-	p[n++] = insn(BPF_STX | BPF_DW | BPF_ATOMIC, BPF_REG_0, BPF_REG_1, 0, BPF_ADD);
-	out = n;
-	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
-	p[n++] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	p[jmp].off = out - jmp - 1;
-	return n;
-}
-
-struct test_prog {
-	int map_fd;
-	int prog_fd;
-};
-
-static void test_prog__close(struct test_prog *t)
-{
-	if (t->prog_fd >= 0)
-		close(t->prog_fd);
-	if (t->map_fd >= 0)
-		close(t->map_fd);
-	t->prog_fd = t->map_fd = -1;
-}
-
-/* Why the kernel refused, and the fix, for the common errnos. */
-static const char *refusal(int err, const char *needs)
-{
-	static char buf[256];
-
-	switch (err) {
-	case EPERM:
-	case EACCES:
-		snprintf(buf, sizeof(buf), "%s: permission denied; run frecd as root or give it CAP_BPF and CAP_PERFMON",
-			 strerror(err));
-		break;
-	case EINVAL:
-	case ENOTSUPP:
-	case EOPNOTSUPP:
-		snprintf(buf, sizeof(buf), "%s: this kernel does not support it; it needs %s", strerror(err),
-			 needs);
-		break;
-	default:
-		snprintf(buf, sizeof(buf), "%s; needs %s", strerror(err), needs);
-	}
-	return buf;
-}
-
-static int test_prog__load(struct test_prog *t, enum bpf_prog_type type,
-			   enum bpf_attach_type attach, __u32 btf_id, bool cookie)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach,
-		    .attach_btf_id = btf_id);
-	struct bpf_insn prog[32];
-	size_t n;
-
-	t->prog_fd = -1;
-	t->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "frec_check", sizeof(__u32), sizeof(__u64), 1,
-				   NULL);
-	if (t->map_fd < 0)
-		return -errno;
-	n = count_prog(prog, t->map_fd, cookie);
-	t->prog_fd = bpf_prog_load(type, "frec_check", "GPL", prog, n, &opts);
-	return t->prog_fd < 0 ? -errno : 0;
-}
-
-static __u64 test_prog__count(const struct test_prog *t)
-{
-	__u32 key = 0;
-	__u64 v = 0;
-
-	bpf_map_lookup_elem(t->map_fd, &key, &v);
-	return v;
-}
-
-/* Be switched out at least once: every sched_switch program then runs. */
-static void switch_out(void)
-{
-	usleep(2000);
-	usleep(2000);
-}
-
 /* --- the items -------------------------------------------------------- */
 
 static void check_kernel(struct check *c)
@@ -214,21 +74,20 @@ static bool check_caps(struct check *c)
 		{ CAP_PERFMON, "CAP_PERFMON", "tracing programs and reading kernel memory" },
 		{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "uprobes and USDT probes (and all of BPF before 5.8)" },
 	};
-	__u64 eff = cap_eff();
+	__u64 eff = frecd_caps__effective();
 	size_t i;
-	bool has[3];
+	bool has;
 
 	for (i = 0; i < 3; i++) {
-		has[i] = eff & (1ull << caps[i].cap);
-		if (has[i])
+		has = eff & (1ull << caps[i].cap);
+		if (has)
 			why(c, "effective; needed for %s", caps[i].use);
 		else
 			why(c, "not in the effective set (CapEff %016llx), needed for %s; run frecd as root or grant it (AmbientCapabilities= in the unit)",
 			    (unsigned long long)eff, caps[i].use);
-		report(c, has[i], caps[i].name);
+		report(c, has, caps[i].name);
 	}
-	/* Before 5.8 there is no CAP_BPF, and CAP_SYS_ADMIN covers it all. */
-	return (has[0] && has[1]) || has[2];
+	return frecd_caps__enough(eff);
 }
 
 static struct btf *check_btf(struct check *c, const char *btf_path)
@@ -265,7 +124,7 @@ static bool check_ringbuf(struct check *c)
 	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "frec_check", 0, 0, 64 * 1024, NULL);
 
 	if (fd < 0) {
-		why(c, "creating a BPF ring buffer: %s", refusal(errno, "Linux 5.8 (BPF_MAP_TYPE_RINGBUF)"));
+		why(c, "creating a BPF ring buffer: %s", frecd_test_prog__refusal(errno, "Linux 5.8 (BPF_MAP_TYPE_RINGBUF)"));
 		report(c, false, "ringbuf");
 		return false;
 	}
@@ -276,16 +135,16 @@ static bool check_ringbuf(struct check *c)
 }
 
 /* Attach, switch out, count; fills why. */
-static bool fired(struct check *c, struct test_prog *t, int link_fd, const char *what)
+static bool fired(struct check *c, struct frecd_test_prog *t, int link_fd, const char *what)
 {
 	__u64 n;
 
 	if (link_fd < 0) {
-		why(c, "%s loaded but did not attach: %s", what, refusal(errno, "a newer kernel"));
+		why(c, "%s loaded but did not attach: %s", what, frecd_test_prog__refusal(errno, "a newer kernel"));
 		return false;
 	}
-	switch_out();
-	n = test_prog__count(t);
+	frecd_test_prog__switch_out();
+	n = frecd_test_prog__count(t);
 	close(link_fd);
 	if (!n) {
 		why(c, "%s attached but never ran while this thread slept", what);
@@ -297,7 +156,7 @@ static bool fired(struct check *c, struct test_prog *t, int link_fd, const char 
 
 static bool check_tp_btf(struct check *c, const struct btf *btf)
 {
-	struct test_prog t;
+	struct frecd_test_prog t;
 	bool ok = false;
 	int id;
 
@@ -312,27 +171,27 @@ static bool check_tp_btf(struct check *c, const struct btf *btf)
 		report(c, false, "tp_btf");
 		return false;
 	}
-	if (test_prog__load(&t, BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, id, false))
+	if (frecd_test_prog__load(&t, BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, id, false))
 		why(c, "loading a tp_btf program on sched_switch: %s; frecd falls back to raw_tp",
-		    refusal(errno, "Linux 5.5 (BTF-typed tracepoints)"));
+		    frecd_test_prog__refusal(errno, "Linux 5.5 (BTF-typed tracepoints)"));
 	else
 		ok = fired(c, &t, bpf_raw_tracepoint_open(NULL, t.prog_fd), "a tp_btf program on sched_switch");
-	test_prog__close(&t);
+	frecd_test_prog__close(&t);
 	report(c, ok, "tp_btf");
 	return ok;
 }
 
 static bool check_raw_tp(struct check *c)
 {
-	struct test_prog t;
+	struct frecd_test_prog t;
 	bool ok = false;
 
-	if (test_prog__load(&t, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0, false))
-		why(c, "loading a raw_tp program: %s", refusal(errno, "Linux 4.17 (raw tracepoints)"));
+	if (frecd_test_prog__load(&t, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0, false))
+		why(c, "loading a raw_tp program: %s", frecd_test_prog__refusal(errno, "Linux 4.17 (raw tracepoints)"));
 	else
 		ok = fired(c, &t, bpf_raw_tracepoint_open("sched_switch", t.prog_fd),
 			   "a raw_tp program on sched_switch");
-	test_prog__close(&t);
+	frecd_test_prog__close(&t);
 	report(c, ok, "raw_tp");
 	return ok;
 }
@@ -362,36 +221,12 @@ static const char *check_tracefs(struct check *c)
 	return NULL;
 }
 
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* Run prog_fd on perf event pfd: a BPF link (5.15, carries the cookie), or
- * the older ioctl. Returns an fd to close that keeps it attached, or -1. */
-static int attach_perf(int pfd, int prog_fd, __u64 cookie, bool *with_cookie)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, lopts, .perf_event.bpf_cookie = cookie);
-	int link;
-
-	link = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &lopts);
-	if (link >= 0) {
-		*with_cookie = true;
-		close(pfd);
-		return link;
-	}
-	*with_cookie = false;
-	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0))
-		return -1;
-	return pfd;
-}
-
 static bool check_tracepoint(struct check *c, const char *tracefs)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,
 					.sample_period = 1, .wakeup_events = 1 };
 	char path[160], buf[32];
-	struct test_prog t;
+	struct frecd_test_prog t;
 	bool ok = false, cookie;
 	FILE *f;
 	int pfd, fd;
@@ -413,21 +248,21 @@ static bool check_tracepoint(struct check *c, const char *tracefs)
 	}
 	fclose(f);
 	attr.config = strtoull(buf, NULL, 10);
-	if (test_prog__load(&t, BPF_PROG_TYPE_TRACEPOINT, 0, 0, false)) {
-		why(c, "loading a tracepoint program: %s", refusal(errno, "Linux 4.7"));
+	if (frecd_test_prog__load(&t, BPF_PROG_TYPE_TRACEPOINT, 0, 0, false)) {
+		why(c, "loading a tracepoint program: %s", frecd_test_prog__refusal(errno, "Linux 4.7"));
 	} else {
-		pfd = perf_event_open(&attr, 0, -1);
+		pfd = frecd_test_prog__perf_open(&attr, 0, -1);
 		if (pfd < 0) {
 			why(c, "perf_event_open on sched/sched_switch: %s",
-			    refusal(errno, "CONFIG_PERF_EVENTS"));
+			    frecd_test_prog__refusal(errno, "CONFIG_PERF_EVENTS"));
 		} else {
-			fd = attach_perf(pfd, t.prog_fd, 0, &cookie);
+			fd = frecd_test_prog__attach_perf(pfd, t.prog_fd, 0, &cookie);
 			if (fd < 0)
 				close(pfd);
 			ok = fired(c, &t, fd, "a tracepoint program on sched/sched_switch");
 		}
 	}
-	test_prog__close(&t);
+	frecd_test_prog__close(&t);
 	report(c, ok, "tracepoint");
 	return ok;
 }
@@ -471,7 +306,7 @@ static bool check_uprobe(struct check *c, bool *cookies)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .sample_period = 1, .wakeup_events = 1 };
 	char path[400], buf[32];
-	struct test_prog t = { .map_fd = -1, .prog_fd = -1 };
+	struct frecd_test_prog t = { .map_fd = -1, .prog_fd = -1 };
 	__u64 offset = 0, n;
 	bool ok = false, with_cookie = false;
 	FILE *f;
@@ -495,14 +330,14 @@ static bool check_uprobe(struct check *c, bool *cookies)
 	attr.config1 = (__u64)(uintptr_t)path;
 	attr.config2 = offset;
 	/* The program reads its BPF cookie, as frecd's probes do (5.15). */
-	if (test_prog__load(&t, BPF_PROG_TYPE_KPROBE, 0, 0, true)) {
-		test_prog__close(&t);
-		if (test_prog__load(&t, BPF_PROG_TYPE_KPROBE, 0, 0, false)) {
-			why(c, "loading a uprobe program: %s", refusal(errno, "Linux 4.17"));
+	if (frecd_test_prog__load(&t, BPF_PROG_TYPE_KPROBE, 0, 0, true)) {
+		frecd_test_prog__close(&t);
+		if (frecd_test_prog__load(&t, BPF_PROG_TYPE_KPROBE, 0, 0, false)) {
+			why(c, "loading a uprobe program: %s", frecd_test_prog__refusal(errno, "Linux 4.17"));
 			goto out;
 		}
 	}
-	pfd = perf_event_open(&attr, 0, -1);
+	pfd = frecd_test_prog__perf_open(&attr, 0, -1);
 	if (pfd < 0) {
 		if (errno == EPERM || errno == EACCES)
 			why(c, "perf_event_open on %s+0x%llx: %s; recent kernels require CAP_SYS_ADMIN for uprobes: run frecd as root or give it CAP_SYS_ADMIN",
@@ -512,14 +347,14 @@ static bool check_uprobe(struct check *c, bool *cookies)
 			    strerror(errno));
 		goto out;
 	}
-	fd = attach_perf(pfd, t.prog_fd, UPROBE_COOKIE, &with_cookie);
+	fd = frecd_test_prog__attach_perf(pfd, t.prog_fd, UPROBE_COOKIE, &with_cookie);
 	if (fd < 0) {
 		why(c, "a uprobe loaded but did not attach: %s", strerror(errno));
 		close(pfd);
 		goto out;
 	}
 	frecd_check__target();
-	n = test_prog__count(&t);
+	n = frecd_test_prog__count(&t);
 	close(fd);
 	if (with_cookie && n == UPROBE_COOKIE) {
 		*cookies = true;
@@ -533,7 +368,7 @@ static bool check_uprobe(struct check *c, bool *cookies)
 		    (unsigned long long)n, with_cookie ? "the cookie 0x5eed" : "1 hit");
 	}
 out:
-	test_prog__close(&t);
+	frecd_test_prog__close(&t);
 	report(c, ok, "uprobe");
 	return ok;
 }
@@ -596,15 +431,15 @@ static bool check_programs(struct check *c, const struct frecd_options *o, bool 
  */
 static bool check_recursion(struct check *c)
 {
-	struct test_prog t;
+	struct frecd_test_prog t;
 	__u64 misses;
 	bool ok = false;
 	__u32 id;
 	int ret;
 
-	if (test_prog__load(&t, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0, false)) {
+	if (frecd_test_prog__load(&t, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0, false)) {
 		why(c, "loading a raw_tp program to read its bpf_prog_info: %s",
-		    refusal(errno, "Linux 4.17 (raw tracepoints)"));
+		    frecd_test_prog__refusal(errno, "Linux 4.17 (raw tracepoints)"));
 	} else if ((ret = frecd_recursion__read(t.prog_fd, &id, &misses)) == -EOPNOTSUPP) {
 		why(c, "this kernel's bpf_prog_info ends before recursion_misses (Linux 5.12): runs it skips because a program re-entered on its CPU are not counted");
 	} else if (ret) {
@@ -613,7 +448,7 @@ static bool check_recursion(struct check *c)
 		ok = true;
 		why(c, "bpf_prog_info has recursion_misses: runs the kernel skips because a program re-entered on its CPU (raw_tp and tp_btf from Linux 6.1) are counted as lost");
 	}
-	test_prog__close(&t);
+	frecd_test_prog__close(&t);
 	report(c, ok, "recursion");
 	return ok;
 }

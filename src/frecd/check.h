@@ -16,6 +16,8 @@
  * (recursion; not needed to run); then one line saying whether frecd can
  * run. The small test programs count their own hits in an array map, so
  * "ok" means loaded, attached and fired.
+ *
+ * Threads: main's thread only (frecd --check runs nothing else).
  */
 #ifndef FRECD_CHECK_H
 #define FRECD_CHECK_H

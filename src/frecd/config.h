@@ -20,6 +20,9 @@
  *
  * Precedence: defaults, then the file, then the command line (which wins;
  * its -p and --probe add to the file's).
+ *
+ * Threads: main's thread at start, the loop's on SIGHUP (reload.c); never
+ * both at once. A struct frecd_config is not shared.
  */
 #ifndef FRECD_CONFIG_H
 #define FRECD_CONFIG_H

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include "frecd/clock.h"
 #include "frecd/control.h"
 #include "frecd/log.h"
 
@@ -45,14 +45,6 @@ struct frecd_control {
 	void *ctx;
 	struct client clients[FRECD_CONTROL_MAX_CLIENTS];
 };
-
-static __u64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
-}
 
 /* The directory of the socket: created 0700 when missing; when it exists,
  * nobody but root may be able to replace the socket in it. */
@@ -256,7 +248,7 @@ static void client_answer(struct frecd_control *c, struct client *cl, char *out,
 	cl->outlen = len;
 	cl->outoff = 0;
 	cl->state = CLIENT_WRITE;
-	cl->deadline_ms = now_ms() + FRECD_CONTROL_TIMEOUT_MS;
+	cl->deadline_ms = frecd_clock__mono_ms() + FRECD_CONTROL_TIMEOUT_MS;
 	client_flush(c, cl);
 }
 
@@ -462,7 +454,7 @@ static void accept_all(struct frecd_control *c)
 		cl->fd = fd;
 		cl->state = CLIENT_READ;
 		cl->inlen = 0;
-		cl->deadline_ms = now_ms() + FRECD_CONTROL_TIMEOUT_MS;
+		cl->deadline_ms = frecd_clock__mono_ms() + FRECD_CONTROL_TIMEOUT_MS;
 		ev.events = EPOLLIN;
 		ev.data.u64 = client_tag(c, cl);
 		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
@@ -543,7 +535,7 @@ void frecd_control__tick(struct frecd_control *c)
 
 	if (!c)
 		return;
-	now = now_ms();
+	now = frecd_clock__mono_ms();
 	for (i = 0; i < FRECD_CONTROL_MAX_CLIENTS; i++) {
 		struct client *cl = &c->clients[i];
 

@@ -34,6 +34,8 @@
  * connections are served at once; one more is told "error too many clients".
  *
  * Everything runs in frecd's event loop: non-blocking sockets in its epoll.
+ *
+ * Threads: the loop's thread only (the socket is one of its epoll fds).
  */
 #ifndef FRECD_CONTROL_H
 #define FRECD_CONTROL_H

@@ -10,20 +10,19 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
 #include "frecd/log.h"
+#include "frecd/losslog.h"
 #include "frecd/options.h"
-#include "frecd/outdir.h"
 #include "frecd/procinfo.h"
 #include "frecd/recursion.h"
 #include "frecd/ring.h"
 #include "frecd/service.h"
+#include "frecd/snapshots.h"
+#include "frecd/stall.h"
 #include "frecd/status.h"
-#include "frecd/writer.h"
-
-/* Drops are logged at most this often (they are always in the snapshot). */
-#define DROP_LOG_INTERVAL_NS	(5ull * 1000000000)
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
 
@@ -32,40 +31,22 @@ struct frecd_daemon {
 	struct frec_recorder *rec;
 	struct frecd_rings *rings;
 	struct frecd_drops *drops;
-	struct frecd_writer *writer;
+	struct frecd_snapshots *snaps;
 	struct frecd_procinfo *procinfo;	/* reads /proc, which may block */
 	int epfd, tfd, sfd;
 	bool stopping;
-	bool snapshot_pending;		/* SIGUSR1 while writing: one more after */
-	__u64 snapshot_seq;		/* the last snapshot started (its number) */
-	char pending_reason[128];	/* of the first request merged into the pending one */
-	char snapshot_dir[PATH_MAX];	/* -o of the one in progress */
 	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
-	__u64 snapshot_start_ns;	/* CLOCK_MONOTONIC, of the one in progress */
-	__u64 snapshots, snapshot_failures;
 	__u64 malformed;		/* records the recorder refused */
-	__u64 drops_unlogged;		/* lost since the last drop message */
-	__u64 drops_logged_at;		/* CLOCK_BOOTTIME of that message */
-	__u64 discards_logged;		/* the recorder's events_discarded, as last logged */
-	__u64 discards_logged_at;	/* CLOCK_BOOTTIME of that message */
-	__u64 stall_start, stall_until;	/* --debug-stall-ms, CLOCK_MONOTONIC; 0: none */
+	struct frecd_losslog drop_log, discard_log;	/* CLOCK_BOOTTIME */
+	struct frecd_stall stall;	/* --debug-stall-ms */
 	__u64 read_to;			/* the cut of the last drain that read the rings */
 	/* Waits between drains, CLOCK_MONOTONIC: a ring overflows when one
 	 * is longer than the ring takes to fill, so the drop message and
 	 * frec status say how long the loop left the rings alone. */
 	__u64 last_drain_ns;
 	__u64 gap_max_ns;		/* since start */
-	__u64 gap_max_unlogged_ns;	/* since the last drop message */
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
 };
-
-static __u64 clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 void frecd_daemon__signals(sigset_t *set)
 {
@@ -101,60 +82,25 @@ static void on_record(void *ctx, const void *data, size_t len)
 		frecd_procinfo__want_cmdline(d->procinfo, h->tgid);
 }
 
-static void log_drops(struct frecd_daemon *d, __u64 now, bool force)
-{
-	char ring[32];
-
-	if (!d->drops_unlogged)
-		return;
-	if (!force && now - d->drops_logged_at < DROP_LOG_INTERVAL_NS)
-		return;
-	log_warn("lost %llu events since %s (ring buffer full; the longest wait between drains was %.1f ms); they are counted in the snapshot; raise --ring-size (now %s) if this repeats",
-		 (unsigned long long)d->drops_unlogged,
-		 d->drops_logged_at ? "the last message" : "start",
-		 d->gap_max_unlogged_ns / 1e6,
-		 frecd_format_size(d->opts->ring_bytes, ring, sizeof(ring)));
-	d->drops_unlogged = 0;
-	d->gap_max_unlogged_ns = 0;
-	d->drops_logged_at = now;
-}
-
-/* Events the recorder had no memory for (the window pinned by a snapshot
- * and the room full): as rare and as rate-limited as drops. */
-static void log_discards(struct frecd_daemon *d, __u64 now, bool force)
+/* Drops and discards, rate-limited (losslog.h); the snapshots count them all. */
+static void log_losses(struct frecd_daemon *d, __u64 now, bool force)
 {
 	struct frec_recorder_stats st;
-	char size[32];
 
+	frecd_losslog__drops(&d->drop_log, frecd_drops__total(d->drops), now, force,
+			     d->opts->ring_bytes);
 	frec_recorder__stats(d->rec, &st);
-	if (st.events_discarded == d->discards_logged)
-		return;
-	if (!force && now - d->discards_logged_at < DROP_LOG_INTERVAL_NS)
-		return;
-	log_warn("%llu events found no room in memory since %s (a snapshot held the window); they are counted in the snapshot as lost; raise --max-size (now %s) if this repeats",
-		 (unsigned long long)(st.events_discarded - d->discards_logged),
-		 d->discards_logged_at ? "the last message" : "start",
-		 frecd_format_size(d->opts->config.max_bytes, size, sizeof(size)));
-	d->discards_logged = st.events_discarded;
-	d->discards_logged_at = now;
-}
-
-/* --debug-stall-ms: the end of a stall, by time or by a second SIGUSR2. */
-static void stall_end(struct frecd_daemon *d)
-{
-	log_info("draining the ring buffer again after a stall of %.0f ms (--debug-stall-ms)",
-		 (clock_ns(CLOCK_MONOTONIC) - d->stall_start) / 1e6);
-	d->stall_until = 0;
+	frecd_losslog__discards(&d->discard_log, st.events_discarded, now, force,
+				d->opts->config.max_bytes);
 }
 
 static void note_gap(struct frecd_daemon *d)
 {
-	__u64 now = clock_ns(CLOCK_MONOTONIC), gap = now - d->last_drain_ns;
+	__u64 now = frecd_clock__mono_ns(), gap = now - d->last_drain_ns;
 
 	if (gap > d->gap_max_ns)
 		d->gap_max_ns = gap;
-	if (gap > d->gap_max_unlogged_ns)
-		d->gap_max_unlogged_ns = gap;
+	frecd_losslog__drain_gap(&d->drop_log, gap);
 	if (gap > FRECD_SLOW_GAP_MS * 1000000ull)
 		d->slow_gaps++;
 	d->last_drain_ns = now;
@@ -170,161 +116,46 @@ static void note_gap(struct frecd_daemon *d)
  */
 static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
-	long long lost;
 	__u64 now;
 
-	if (d->stall_until) {
-		if (clock_ns(CLOCK_MONOTONIC) < d->stall_until)
-			return d->read_to;
-		stall_end(d);
-	}
+	if (frecd_stall__holds(&d->stall))
+		return d->read_to;
 	note_gap(d);
 	frecd_rings__consume(d->rings, cut, on_record, d);
-	now = clock_ns(CLOCK_BOOTTIME);
+	now = frecd_clock__boot_ns();
 	if (cut < now)
 		now = cut;
 	d->read_to = now;
-	lost = frecd_drops__poll(d->drops, d->rec, now);
-	if (lost > 0)
-		d->drops_unlogged += lost;
-	log_drops(d, now, false);
-	log_discards(d, now, false);
+	frecd_drops__poll(d->drops, d->rec, now);
+	log_losses(d, now, false);
 	return cut;
 }
 
 static __u64 drain(struct frecd_daemon *d)
 {
-	return drain_until(d, clock_ns(CLOCK_BOOTTIME));
+	return drain_until(d, frecd_clock__boot_ns());
 }
 
-/*
- * Start snapshot number ++snapshot_seq for reason. 0, or -errno when it could
- * not even start (logged); the service hears of it either way, now or when
- * the writer is done.
- */
-static int snapshot_start(struct frecd_daemon *d, const char *reason)
+/* The snapshots' hooks (snapshots.h). The window a snapshot pins ends at
+ * the cut: every record before it is in, the kernel's skipped runs too. */
+static void seal_for_snapshot(void *ctx)
 {
-	struct frecd_snapshot_job job;
-	char err[512];
-	int ret;
+	struct frecd_daemon *d = ctx;
 
-	d->snapshot_seq++;
-	d->snapshot_start_ns = clock_ns(CLOCK_MONOTONIC);
-	snprintf(d->snapshot_dir, sizeof(d->snapshot_dir), "%s", d->opts->output_dir);
-	frecd_drops__poll_recursion(d->drops, d->rec, clock_ns(CLOCK_BOOTTIME));
+	frecd_drops__poll_recursion(d->drops, d->rec, frecd_clock__boot_ns());
 	frec_recorder__seal(d->rec, drain(d));
-
-	memset(&job, 0, sizeof(job));
-	job.dirfd = frecd_outdir__dirfd(d->opts->outdir, err, sizeof(err));
-	if (job.dirfd < 0) {
-		ret = job.dirfd;
-		d->snapshot_failures++;
-		log_error("snapshot failed: %s; recording goes on", err);
-		goto fail;
-	}
-	job.pin = frec_recorder__pin(d->rec);
-	if (!job.pin) {
-		ret = -errno;
-		close(job.dirfd);
-		d->snapshot_failures++;
-		log_error("snapshot failed: cannot pin the window: %s; recording goes on",
-			  strerror(-ret));
-		goto fail;
-	}
-	job.realtime_ns = clock_ns(CLOCK_REALTIME);
-	frec_header__init(&job.hdr);
-	job.hdr.config = d->opts->config;
-	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "%s", reason);
-	ret = frecd_writer__submit(d->writer, &job);
-	if (ret) {	/* the caller checked; cannot happen */
-		frec_recorder__unpin(d->rec, job.pin);
-		close(job.dirfd);
-		log_error("snapshot failed: writer busy");
-		goto fail;
-	}
-	return 0;
-fail:
-	frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq, ret, d->snapshot_dir, NULL);
-	return ret;
 }
 
-/*
- * SIGUSR1 and the control socket: start a snapshot, or merge the request
- * into the one that follows the snapshot being written. *seq: the number of
- * the snapshot that answers it. 0, -ECANCELED when stopping, or -errno when
- * the snapshot could not start.
- */
-static int snapshot_request(struct frecd_daemon *d, const char *reason, __u64 *seq)
+static void snapshot_done(void *ctx, __u64 seq, int err, const char *dir, const char *name)
 {
-	if (d->stopping)
-		return -ECANCELED;
-	if (frecd_writer__busy(d->writer)) {
-		/* Coalesced: any number of requests during a write give one
-		 * more snapshot, taken when this one is done. */
-		if (!d->snapshot_pending) {
-			log_info("snapshot requested (%s) while one is being written: one more will follow",
-				 reason);
-			snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
-		}
-		d->snapshot_pending = true;
-		*seq = d->snapshot_seq + 1;
-		return 0;
-	}
-	*seq = d->snapshot_seq + 1;
-	return snapshot_start(d, reason);
+	struct frecd_daemon *d = ctx;
+
+	frecd_service__snapshot_done(d->opts->svc, seq, err, dir, name);
 }
 
 int frecd_daemon__snapshot(struct frecd_daemon *d, const char *reason, __u64 *seq)
 {
-	return snapshot_request(d, reason, seq);
-}
-
-static void snapshot_done(struct frecd_daemon *d)
-{
-	struct frecd_snapshot_result res;
-	double ms;
-
-	if (!frecd_writer__collect(d->writer, &res))
-		return;
-	ms = (clock_ns(CLOCK_MONOTONIC) - d->snapshot_start_ns) / 1e6;
-	if (res.err) {
-		d->snapshot_failures++;
-		log_error("snapshot %s/%s failed: %s; no file left behind, recording goes on",
-			  d->snapshot_dir, res.name, strerror(-res.err));
-	} else {
-		d->snapshots++;
-		log_info("snapshot %s/%s: %llu events, %llu lost, %llu bytes, %.1f ms",
-			 d->snapshot_dir, res.name,
-			 (unsigned long long)frec_pin__events(res.pin),
-			 (unsigned long long)frec_pin__lost(res.pin),
-			 (unsigned long long)frec_pin__bytes(res.pin), ms);
-	}
-	frec_recorder__unpin(d->rec, res.pin);
-	frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq, res.err, d->snapshot_dir,
-				     res.name);
-	if (d->snapshot_pending && !d->stopping) {
-		d->snapshot_pending = false;
-		snapshot_start(d, d->pending_reason);
-	}
-}
-
-/* SIGUSR2: start a stall of the drain (the ring fills up and overflows), or
- * end the one in progress. For tests only: recording loses events. */
-static void debug_stall(struct frecd_daemon *d)
-{
-	if (!d->opts->debug_stall_ns) {
-		log_info("SIGUSR2: ignored (only --debug-stall-ms uses it)");
-		return;
-	}
-	if (d->stall_until) {
-		stall_end(d);
-		drain(d);
-		return;
-	}
-	d->stall_start = clock_ns(CLOCK_MONOTONIC);
-	d->stall_until = d->stall_start + d->opts->debug_stall_ns;
-	log_info("SIGUSR2: not draining the ring buffer for %llu ms (--debug-stall-ms)",
-		 (unsigned long long)(d->opts->debug_stall_ns / 1000000));
+	return frecd_snapshots__request(d->snaps, reason, seq);
 }
 
 static void on_signals(struct frecd_daemon *d)
@@ -336,27 +167,24 @@ static void on_signals(struct frecd_daemon *d)
 		case SIGUSR1: {
 			__u64 seq;
 
-			snapshot_request(d, "SIGUSR1", &seq);
+			frecd_snapshots__request(d->snaps, "SIGUSR1", &seq);
 			break;
 		}
 		case SIGTERM:
 		case SIGINT:
 			if (!d->stopping) {
 				log_info("%s: stopping%s", strsignal(si.ssi_signo),
-					 frecd_writer__busy(d->writer) ?
+					 frecd_snapshots__busy(d->snaps) ?
 					 " after the snapshot in progress" : "");
 				frecd_service__stopping(d->opts->svc);
 			}
 			d->stopping = true;
-			if (d->snapshot_pending) {
-				log_info("the pending snapshot request is dropped");
-				frecd_service__snapshot_done(d->opts->svc, d->snapshot_seq + 1,
-							     -ECANCELED, d->opts->output_dir, NULL);
-			}
-			d->snapshot_pending = false;
+			frecd_snapshots__stop(d->snaps);
 			break;
 		case SIGUSR2:
-			debug_stall(d);
+			/* a stall of the drain, for tests (stall.h) */
+			if (frecd_stall__signal(&d->stall))
+				drain(d);
 			break;
 		case SIGHUP:
 			frecd_service__reload(d->opts->svc);
@@ -378,12 +206,21 @@ static int setup(struct frecd_daemon *d)
 		.it_interval = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
 		.it_value = { .tv_nsec = FRECD_DRAIN_MS * 1000000L },
 	};
+	struct frecd_snapshots_opts sopts = {
+		.sz = sizeof(sopts),
+		.rec = d->rec,
+		.dopts = d->opts,
+		.running = d->opts->running,
+		.seal = seal_for_snapshot,
+		.done = snapshot_done,
+		.ctx = d,
+	};
 	sigset_t set;
 	size_t i;
 	int ret;
 
 	/* The first wait counts from here: the loop cannot drain earlier. */
-	d->last_drain_ns = clock_ns(CLOCK_MONOTONIC);
+	d->last_drain_ns = frecd_clock__mono_ns();
 	/* First: it seeds the names and command lines of what runs. */
 	d->procinfo = frecd_procinfo__new();
 	if (!d->procinfo)
@@ -394,8 +231,8 @@ static int setup(struct frecd_daemon *d)
 	d->drops = frecd_drops__new(d->opts->counters_fd);
 	if (!d->drops)
 		return -errno;
-	d->writer = frecd_writer__new(d->opts->debug_writer_delay_ns);
-	if (!d->writer)
+	d->snaps = frecd_snapshots__new(&sopts);
+	if (!d->snaps)
 		return -errno;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -413,7 +250,7 @@ static int setup(struct frecd_daemon *d)
 			return ret;
 	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
-	    (ret = add_fd(d, frecd_writer__fd(d->writer), EPOLLIN, TAG_WRITER)) ||
+	    (ret = add_fd(d, frecd_snapshots__fd(d->snaps), EPOLLIN, TAG_WRITER)) ||
 	    (ret = add_fd(d, frecd_procinfo__fd(d->procinfo), EPOLLIN, TAG_PROC)))
 		return ret;
 	/* The control socket, and READY=1: from here on requests are served. */
@@ -423,7 +260,7 @@ static int setup(struct frecd_daemon *d)
 static void teardown(struct frecd_daemon *d)
 {
 	/* joins the writer thread after the job in progress, if any */
-	frecd_writer__free(d->writer);
+	frecd_snapshots__free(d->snaps);
 	frecd_procinfo__free(d->procinfo);
 	frecd_rings__free(d->rings);
 	frecd_drops__free(d->drops);
@@ -437,13 +274,13 @@ static void teardown(struct frecd_daemon *d)
 
 static void log_summary(struct frecd_daemon *d)
 {
-	struct frec_recorder_stats st;
+	struct frecd_status st;
 
-	frec_recorder__stats(d->rec, &st);
+	frecd_daemon__status(d, &st);
 	log_info("recorded %llu events, %llu lost, %llu filtered out; %llu snapshots written, %llu failed",
-		 (unsigned long long)st.events, (unsigned long long)frecd_drops__total(d->drops),
-		 (unsigned long long)frecd_drops__filtered(d->drops),
-		 (unsigned long long)d->snapshots, (unsigned long long)d->snapshot_failures);
+		 (unsigned long long)st.rec.events, (unsigned long long)st.lost,
+		 (unsigned long long)st.filtered, (unsigned long long)st.snapshots,
+		 (unsigned long long)st.snapshot_failures);
 	if (frecd_procinfo__misses(d->procinfo))
 		log_warn("%llu command lines were not read (the /proc reader was behind)",
 			 (unsigned long long)frecd_procinfo__misses(d->procinfo));
@@ -454,7 +291,8 @@ static void log_summary(struct frecd_daemon *d)
 
 int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 {
-	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1 };
+	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1,
+				  .stall.length_ns = opts->debug_stall_ns };
 	struct epoll_event evs[8];
 	__u64 expirations;
 	int i, n, ret;
@@ -464,7 +302,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		log_error("cannot start the event loop: %s", strerror(-ret));
 		goto out;
 	}
-	while (!(d.stopping && !frecd_writer__busy(d.writer))) {
+	while (!(d.stopping && !frecd_snapshots__busy(d.snaps))) {
 		n = epoll_wait(d.epfd, evs, 8, -1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -490,7 +328,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				on_signals(&d);
 				break;
 			case TAG_WRITER:
-				snapshot_done(&d);
+				frecd_snapshots__collect(d.snaps);
 				break;
 			case TAG_PROC:
 				frecd_procinfo__apply(d.procinfo, d.rec);
@@ -502,11 +340,10 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		}
 	}
 	if (!ret) {
-		d.stall_until = 0;	/* the last drain always happens, and takes all */
-		frecd_drops__poll_recursion(d.drops, d.rec, clock_ns(CLOCK_BOOTTIME));
+		frecd_stall__cancel(&d.stall);	/* the last drain always happens, and takes all */
+		frecd_drops__poll_recursion(d.drops, d.rec, frecd_clock__boot_ns());
 		drain_until(&d, FRECD_RING_NO_CUT);
-		log_drops(&d, clock_ns(CLOCK_BOOTTIME), true);
-		log_discards(&d, clock_ns(CLOCK_BOOTTIME), true);
+		log_losses(&d, frecd_clock__boot_ns(), true);
 		log_summary(&d);
 	}
 out:
@@ -528,9 +365,7 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->filtered = frecd_drops__filtered(d->drops);
 	st->recursion_misses = frecd_recursion__total();
 	st->recursion_counted = frecd_recursion__counted();
-	st->snapshots = d->snapshots;
-	st->snapshot_failures = d->snapshot_failures;
-	st->snapshot_in_progress = frecd_writer__busy(d->writer);
+	frecd_snapshots__status(d->snaps, st);
 	st->drain_period_ms = FRECD_DRAIN_MS;
 	st->drain_gap_max_ns = d->gap_max_ns;
 	st->drain_slow_gaps = d->slow_gaps;
@@ -549,16 +384,4 @@ void frecd_daemon__reset_probe_hits(struct frecd_daemon *d)
 void frecd_daemon__flush(struct frecd_daemon *d)
 {
 	frec_recorder__seal(d->rec, drain(d));
-}
-
-void frecd_daemon__mark_gap(struct frecd_daemon *d, __u32 kind, __u64 first_ts, __u64 last_ts)
-{
-	int err = frec_recorder__add_gap(d->rec, kind, first_ts, last_ts);
-
-	if (err)
-		log_warn("a gap of %.1f ms in the recording could not be marked: %s",
-			 (double)(last_ts - first_ts) / 1e6, strerror(-err));
-	else
-		log_info("nothing was recorded for %.1f ms while the programs were replaced",
-			 (double)(last_ts - first_ts) / 1e6);
 }

@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * frecd's event loop: one epoll over
+ * frecd's event loop: it waits, drains and dispatches. One epoll over
  *  - a timerfd: drain the ring buffers (the BPF side submits without
  *    wakeups), read the drop counters, let the recorder seal and evict;
  *  - each CPU's ring buffer map fd, edge-triggered: the BPF side forces a
  *    wakeup when a ring fills past a threshold;
  *  - a signalfd: SIGUSR1 snapshot, SIGTERM/SIGINT stop, SIGHUP reload,
- *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests);
- *  - the snapshot writer's eventfd: a snapshot is done.
- * Nothing in the loop allocates per event: records go straight from the
- * ring into the recorder.
+ *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests: stall.h);
+ *  - the snapshot writer's eventfd (snapshots.h: requests, the writer
+ *    thread, retention);
+ *  - the /proc reader's eventfd (procinfo.h);
+ *  - the service's fds (service.h: the control socket, a reload's detach).
+ * A drain reads every ring up to one cut (ring.h), hands the drops to the
+ * recorder (drops.h) and warns of losses, rate-limited (losslog.h). Nothing
+ * in the loop allocates per event: records go straight from the ring into
+ * the recorder.
+ *
+ * Threads: frecd_daemon__run() on main's thread, which becomes the loop's;
+ * the other functions only from it (the service's hooks). The loop starts
+ * the writer and /proc reader threads and joins them before it returns.
  */
 #ifndef FRECD_DAEMON_H
 #define FRECD_DAEMON_H
@@ -19,6 +28,7 @@
 
 struct frec_recorder;
 struct frecd_bpf;
+struct frecd_options;
 struct frecd_outdir;
 struct frecd_service;
 struct frecd_status;
@@ -41,7 +51,8 @@ struct frecd_daemon_opts {
 	struct frec_config_summary config; /* written into every snapshot header */
 	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
 	__u64 debug_writer_delay_ns;	/* --debug-writer-delay-ms; 0: none */
-	struct frecd_service *svc;	/* socket, notify, reload, retention; may be NULL */
+	struct frecd_service *svc;	/* socket, notify, reload; may be NULL */
+	const struct frecd_options *running; /* as running: --keep, --keep-size */
 };
 
 /* The signals the loop handles; block them (in every thread) before any
@@ -68,8 +79,5 @@ const __u64 *frecd_daemon__probe_hits(const struct frecd_daemon *d);
 void frecd_daemon__reset_probe_hits(struct frecd_daemon *d);
 /* Drain the ring and seal the open generation now. */
 void frecd_daemon__flush(struct frecd_daemon *d);
-/* Nothing was recorded from first_ts to last_ts (CLOCK_BOOTTIME ns) for the
- * reason kind (enum frec_gap_kind): a gap event in the recording. */
-void frecd_daemon__mark_gap(struct frecd_daemon *d, __u32 kind, __u64 first_ts, __u64 last_ts);
 
 #endif /* FRECD_DAEMON_H */

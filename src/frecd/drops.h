@@ -5,6 +5,8 @@
  * counters and hands the increase on each CPU to the recorder, which writes
  * it as lost-events records into the open generation. The programs the
  * kernel itself skipped (recursion.h) are polled here too, more rarely.
+ *
+ * Threads: the loop's thread only.
  */
 #ifndef FRECD_DROPS_H
 #define FRECD_DROPS_H

@@ -4,6 +4,9 @@
  * before anything is attached: function symbols (and whether the file is
  * stripped), virtual address to file offset (what the kernel's uprobe wants),
  * the GNU build-id and the SystemTap USDT notes.
+ *
+ * Threads: whichever checks a probe (main's at start, the loop's on a
+ * reload); one struct elf_file is not shared.
  */
 #ifndef FREC_ELF_FILE_H
 #define FREC_ELF_FILE_H

@@ -3,14 +3,16 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <linux/capability.h>
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
+#include "frecd/bpf_filter.h"
+#include "frecd/bpf_rings.h"
+#include "frecd/caps.h"
+#include "frecd/clock.h"
 #include "frecd/kversion.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
@@ -27,74 +29,18 @@ struct frecd_bpf {
 	/* The maps, as fds of our own: the same maps outlive a reload of the
 	 * programs (frecd_bpf__set_filter()), so these never change. */
 	int rings_fd, counters_fd, filter_fd;
-	int *ring_fds;			/* one ring per possible CPU, in rings_fd */
-	size_t nrings;
-	__u64 ring_bytes;		/* each */
-	__u32 pids[FREC_MAX_PID_FILTER];	/* the filter as set */
-	size_t npids;
+	struct frecd_bpf_rings *rings;	/* one per possible CPU, in rings_fd */
+	struct frecd_bpf_filter *filter;	/* what filter_fd holds */
 	size_t nlinks;
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
 	__u64 swap_first, swap_last;	/* the last swap's hole, CLOCK_BOOTTIME */
 };
 
-static __u64 boottime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
-/* Effective capabilities, from /proc/self/status ("CapEff:\t000001ffffffffff"). */
-static __u64 effective_caps(void)
-{
-	char line[256];
-	__u64 caps = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7)) {
-			caps = strtoull(line + 7, NULL, 16);
-			break;
-		}
-	fclose(f);
-	return caps;
-}
-
-static int privileges_error(char *err, size_t errlen)
-{
-	__u64 caps = effective_caps();
-	char missing[64] = "";
-
-	if (geteuid() != 0) {
-		snprintf(err, errlen,
-			 "must run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN) to load its BPF programs: try sudo frecd");
-		return -EPERM;
-	}
-	if (!(caps & (1ull << CAP_BPF)))
-		strcat(missing, " CAP_BPF");
-	if (!(caps & (1ull << CAP_PERFMON)))
-		strcat(missing, " CAP_PERFMON");
-	if (!(caps & (1ull << CAP_SYS_ADMIN)))
-		strcat(missing, " CAP_SYS_ADMIN");
-	snprintf(err, errlen,
-		 "running as root but without%s, so the kernel refuses BPF programs: give frecd CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (e.g. AmbientCapabilities= in its unit)",
-		 missing[0] ? missing : " a capability it needs");
-	return -EPERM;
-}
-
 int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
 {
-	__u64 caps = effective_caps();
-	bool bpf_caps = (caps & (1ull << CAP_BPF)) && (caps & (1ull << CAP_PERFMON));
-
-	/* Before 5.8 there is no CAP_BPF and CAP_SYS_ADMIN covers everything. */
-	if (!bpf_caps && !(caps & (1ull << CAP_SYS_ADMIN)))
-		return privileges_error(err, errlen);
+	if (!frecd_caps__enough(frecd_caps__effective()))
+		return frecd_caps__error(err, errlen);
 	if (opts->btf_path)
 		return 0;	/* checked with the options */
 	if (access(FRECD_KERNEL_BTF, R_OK)) {
@@ -173,9 +119,12 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct bpf_program *prog;
 	struct frec_bpf *skel;
-	__u64 threshold;
+	const int *ring_fds;
+	__u64 ring_bytes;
+	size_t nrings;
 	int ret;
 
+	ring_fds = frecd_bpf_rings__fds(b->rings, &nrings, &ring_bytes);
 	*skelp = skel = frec_bpf__open_opts(&open_opts);
 	if (!skel) {
 		ret = -errno;
@@ -197,19 +146,16 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 				 strerror(-ret));
 			return ret;
 		}
-	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings, b->nrings)) ||
+	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings, nrings)) ||
 		   /* A ring of ours as the template of the array's values:
 		    * libbpf 1.1 crashes sizing the inner map it would make
 		    * (bpf_map__set_max_entries() on bpf_map__inner_map()),
 		    * and does not take ownership of this fd. */
-		   (ret = bpf_map__set_inner_map_fd(skel->maps.rings, b->ring_fds[0]))) {
+		   (ret = bpf_map__set_inner_map_fd(skel->maps.rings, ring_fds[0]))) {
 		snprintf(err, errlen, "cannot size the ring buffers: %s", strerror(-ret));
 		return ret;
 	}
-	threshold = b->ring_bytes / 4;
-	if (threshold > FREC_WAKEUP_THRESHOLD)
-		threshold = FREC_WAKEUP_THRESHOLD;
-	skel->rodata->wakeup_threshold = threshold;
+	skel->rodata->wakeup_threshold = frecd_bpf_rings__wakeup_threshold(ring_bytes);
 	skel->rodata->self_tgid = opts->self_tgid;
 	skel->rodata->filter_pids = opts->npids > 0;
 	skel->rodata->switch_has_state_arg = has_state;
@@ -218,7 +164,7 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	ret = frec_bpf__load(skel);
 	if (ret) {
 		if (ret == -EPERM)
-			return privileges_error(err, errlen);
+			return frecd_caps__error(err, errlen);
 		snprintf(err, errlen, "the %s programs did not load: %s%s",
 			 raw_tp ? "raw_tp" : "tp_btf", strerror(-ret),
 			 frecd_log__level() < FRECD_LOG_DEBUG ? " (run with -v for libbpf's log)" : "");
@@ -261,87 +207,6 @@ static int attach_all(struct frecd_bpf *b, struct frec_bpf *skel, char *err, siz
 	return 0;
 }
 
-/* Make the filter map hold exactly pids: the new ones first, then the old
- * ones removed, so that no wanted process is left out in between. */
-static int set_filter_map(struct frecd_bpf *b, int map_fd, const __u32 *pids, size_t npids,
-			  char *err, size_t errlen)
-{
-	__u8 one = 1;
-	size_t i, j;
-
-	for (i = 0; i < npids; i++)
-		if (bpf_map_update_elem(map_fd, &pids[i], &one, BPF_ANY)) {
-			snprintf(err, errlen, "cannot fill the pid filter: %s", strerror(errno));
-			return -errno;
-		}
-	for (i = 0; i < b->npids; i++) {
-		for (j = 0; j < npids && pids[j] != b->pids[i]; j++)
-			;
-		if (j == npids && bpf_map_delete_elem(map_fd, &b->pids[i]) && errno != ENOENT) {
-			snprintf(err, errlen, "cannot update the pid filter: %s", strerror(errno));
-			return -errno;
-		}
-	}
-	memcpy(b->pids, pids, npids * sizeof(*pids));
-	b->npids = npids;
-	return 0;
-}
-
-/*
- * One ring per possible CPU, each an equal power-of-two share of --ring-size
- * (at least a page), made once: both attempts (tp_btf, raw_tp) and every
- * reload of the programs use these.
- */
-static int create_rings(struct frecd_bpf *b, __u64 total, char *err, size_t errlen)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 each;
-	size_t i;
-
-	if (ncpus <= 0) {
-		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-ncpus));
-		return ncpus ? ncpus : -EINVAL;
-	}
-	for (each = (__u64)page; each * 2 <= total / ncpus; each *= 2)
-		;
-	b->ring_fds = calloc(ncpus, sizeof(*b->ring_fds));
-	if (!b->ring_fds)
-		return -ENOMEM;
-	b->ring_bytes = each;
-	for (i = 0; i < (size_t)ncpus; i++, b->nrings++) {
-		b->ring_fds[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "frec_ring", 0, 0, each, NULL);
-		if (b->ring_fds[i] < 0) {
-			int ret = b->ring_fds[i];
-
-			if (ret == -EPERM)
-				return privileges_error(err, errlen);
-			snprintf(err, errlen, "cannot create a %llu-byte BPF ring buffer for CPU %zu: %s%s",
-				 (unsigned long long)each, i, strerror(-ret),
-				 ret == -ENOMEM ? ": lower --ring-size" : "");
-			return ret;
-		}
-	}
-	log_debug("%zu ring buffers of %llu bytes, one per CPU", b->nrings,
-		  (unsigned long long)each);
-	return 0;
-}
-
-/* Put every CPU's ring into the programs' array: before any attach, since a
- * CPU without one counts its records as dropped. */
-static int fill_rings(struct frecd_bpf *b, int rings_fd, char *err, size_t errlen)
-{
-	__u32 i;
-
-	for (i = 0; i < b->nrings; i++)
-		if (bpf_map_update_elem(rings_fd, &i, &b->ring_fds[i], BPF_ANY)) {
-			snprintf(err, errlen, "cannot hand the ring buffers to the programs: %s",
-				 strerror(errno));
-			return -errno;
-		}
-	return 0;
-}
-
 /* One attempt with one set of programs: open, load, fill the filter, attach. */
 static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, bool raw_tp,
 		     bool has_state, char *err, size_t errlen)
@@ -352,12 +217,12 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 	ret = load_skel(b, &b->skel, opts, raw_tp, has_state, NULL, err, errlen);
 	if (ret)
 		return ret;
-	ret = fill_rings(b, bpf_map__fd(b->skel->maps.rings), err, errlen);
+	ret = frecd_bpf_rings__fill(b->rings, bpf_map__fd(b->skel->maps.rings), err, errlen);
 	if (ret)
 		return ret;
-	b->npids = 0;
-	ret = set_filter_map(b, bpf_map__fd(b->skel->maps.pid_filter), opts->pids, opts->npids,
-			     err, errlen);
+	frecd_bpf_filter__reset(b->filter);	/* this set's map is new */
+	ret = frecd_bpf_filter__set(b->filter, bpf_map__fd(b->skel->maps.pid_filter), opts->pids,
+				    opts->npids, err, errlen);
 	if (ret)
 		return ret;
 	return attach_all(b, b->skel, err, errlen);
@@ -369,9 +234,9 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	struct frecd_bpf *b;
 	int ret;
 
-	if (opts->npids > FREC_MAX_PID_FILTER) {
-		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
-		errno = E2BIG;
+	ret = frecd_bpf_filter__check(opts->npids, err, errlen);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	b = calloc(1, sizeof(*b));
@@ -387,12 +252,20 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 		free(b);
 		return NULL;
 	}
+	b->filter = frecd_bpf_filter__new();
+	if (!b->filter) {
+		frecd_bpf__destroy(b);
+		errno = ENOMEM;
+		return NULL;
+	}
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
 	log_debug("kernel version %u.%u.%u", frecd_kversion__get() >> 16,
 		  frecd_kversion__get() >> 8 & 0xff, frecd_kversion__get() & 0xff);
-	ret = create_rings(b, opts->ring_bytes, err, errlen);
-	if (ret)
+	b->rings = frecd_bpf_rings__new(opts->ring_bytes, err, errlen);
+	if (!b->rings) {
+		ret = -errno;
 		goto done;
+	}
 	/* Even without kernel BTF (--btf), auto tries tp_btf first: the attempt
 	 * is cheap, and the fallback path is then the one every kernel takes. */
 	if (opts->attach == FRECD_ATTACH_RAW_TP) {
@@ -436,13 +309,12 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 	destroy_skel(b);
 	if (b->rings_fd >= 0)
 		close(b->rings_fd);
-	while (b->nrings)
-		close(b->ring_fds[--b->nrings]);
-	free(b->ring_fds);
+	frecd_bpf_rings__free(b->rings);
 	if (b->counters_fd >= 0)
 		close(b->counters_fd);
 	if (b->filter_fd >= 0)
 		close(b->filter_fd);
+	frecd_bpf_filter__free(b->filter);
 	free(b->btf_path);
 	free(b);
 }
@@ -454,9 +326,7 @@ int frecd_bpf__rings_fd(const struct frecd_bpf *b)
 
 const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes)
 {
-	*n = b->nrings;
-	*bytes = b->ring_bytes;
-	return b->ring_fds;
+	return frecd_bpf_rings__fds(b->rings, n, bytes);
 }
 
 int frecd_bpf__counters_fd(const struct frecd_bpf *b)
@@ -469,19 +339,19 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 {
 	struct frecd_bpf_opts opts = b->opts;
 	__u32 old_pids[FREC_MAX_PID_FILTER];
-	size_t old_npids = b->npids;
 	struct frec_bpf *skel = NULL;
 	char ignored[256];
+	size_t old_npids;
 	int ret;
 
 	b->swap_first = b->swap_last = 0;
-	if (npids > FREC_MAX_PID_FILTER) {
-		snprintf(err, errlen, "too many processes to filter (at most %d)", FREC_MAX_PID_FILTER);
-		return -E2BIG;
-	}
+	ret = frecd_bpf_filter__check(npids, err, errlen);
+	if (ret)
+		return ret;
+	frecd_bpf_filter__pids(b->filter, &old_npids);
 	/* Same programs: only the map changes, atomically per pid. */
-	if ((npids > 0) == (b->npids > 0) && wakeup == b->opts.wakeup)
-		return set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
+	if ((npids > 0) == (old_npids > 0) && wakeup == b->opts.wakeup)
+		return frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
 
 	/*
 	 * Whether to filter at all, and sched_wakeup, are fixed when the
@@ -496,26 +366,28 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret)
 		goto fail;
-	memcpy(old_pids, b->pids, old_npids * sizeof(*old_pids));
-	ret = set_filter_map(b, b->filter_fd, pids, npids, err, errlen);
+	memcpy(old_pids, frecd_bpf_filter__pids(b->filter, &old_npids),
+	       old_npids * sizeof(*old_pids));
+	ret = frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
 	if (ret)
 		goto fail;
 	/* The hole the swap leaves: from before the detach to after an
 	 * attach, marked in the recording by the caller (last_swap). */
-	b->swap_first = boottime_ns();
+	b->swap_first = frecd_clock__boot_ns();
 	detach_all(b);
 	ret = attach_all(b, skel, err, errlen);
 	if (ret) {
 		/* Back to the old set, as it was. */
 		detach_all(b);
-		set_filter_map(b, b->filter_fd, old_pids, old_npids, ignored, sizeof(ignored));
+		frecd_bpf_filter__set(b->filter, b->filter_fd, old_pids, old_npids, ignored,
+				      sizeof(ignored));
 		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
 			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
 				  ignored);
-		b->swap_last = boottime_ns();
+		b->swap_last = frecd_clock__boot_ns();
 		goto fail;
 	}
-	b->swap_last = boottime_ns();
+	b->swap_last = frecd_clock__boot_ns();
 	frec_bpf__destroy(b->skel);
 	b->skel = skel;
 	b->opts.wakeup = wakeup;

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Loads and attaches frec.bpf.c: checks privileges and BTF first so that the
- * common failures get a one-line cause and fix, picks tp_btf or raw_tp
- * (trying tp_btf first), fills the pid filter before attaching, and logs
- * every program it attaches.
+ * Loads and attaches frec.bpf.c, the scheduler programs: checks privileges
+ * (caps.h) and BTF first so that the common failures get a one-line cause
+ * and fix, reads from BTF what the sched_switch tracepoint passes, picks
+ * tp_btf or raw_tp (trying tp_btf first), hands the programs the rings
+ * (bpf_rings.h) and fills the pid filter (bpf_filter.h) before attaching,
+ * and logs every program it attaches. A change of -p or wakeup that the
+ * loaded programs cannot take swaps in a new set on the same maps.
+ *
+ * Threads: started and destroyed on main's thread (also by frecd --check);
+ * frecd_bpf__set_filter() on the loop's thread (a reload). The accessors
+ * read what does not change after start: any thread.
  */
 #ifndef FRECD_LOADER_H
 #define FRECD_LOADER_H

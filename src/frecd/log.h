@@ -3,6 +3,10 @@
  * frecd's log: one line per message on stderr, with a UTC timestamp and a
  * level, so that it reads the same in a terminal and in the journal. -v adds
  * debug lines, including libbpf's own.
+ *
+ * Threads: any (the writer, /proc reader and reload detach threads log
+ * too): each line is one fprintf. The level is set on main's thread at start
+ * and the loop's on a reload.
  */
 #ifndef FRECD_LOG_H
 #define FRECD_LOG_H

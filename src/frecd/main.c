@@ -20,6 +20,7 @@
 #include "frecd/log.h"
 #include "frecd/options.h"
 #include "frecd/outdir.h"
+#include "frecd/pids.h"
 #include "frecd/probes.h"
 #include "frecd/proc.h"
 #include "frecd/service.h"
@@ -28,34 +29,6 @@
 
 static struct frecd_options opts;
 static struct frecd_config *cfg;	/* owns the strings of opts from the file */
-
-/* -p takes a process or one of its threads; the BPF filter works on tgids. */
-static int resolve_pids(__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
-{
-	size_t i, j, n = 0;
-	__u32 tgid;
-	int ret;
-
-	for (i = 0; i < opts.npids; i++) {
-		ret = frecd_proc__tgid_of(opts.pids[i], &tgid);
-		if (ret) {
-			char where[300];
-
-			/* From the configuration file: its name and line. */
-			frecd_config__where_pid(cfg, opts.pids[i], where, sizeof(where));
-			snprintf(err, errlen, "%.300s%s %u: %s; check the pid with ps", where,
-				 where[0] ? "pid" : "-p", opts.pids[i],
-				 ret == -ESRCH ? "no such process" : strerror(-ret));
-			return ret;
-		}
-		for (j = 0; j < n && tgids[j] != tgid; j++)
-			;
-		if (j == n)
-			tgids[n++] = tgid;
-	}
-	*ntgids = n;
-	return 0;
-}
 
 /*
  * A SIGTERM or SIGINT that arrived during start-up (blocked, so still
@@ -79,16 +52,12 @@ static bool stop_requested(const char *when)
 static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_t ntgids,
 			bool raw_tp)
 {
-	size_t i;
-
 	memset(c, 0, sizeof(*c));
 	c->min_age_ns = opts.window_ns;
 	c->max_bytes = opts.max_bytes;
 	c->period_ns = opts.period_ns;
 	c->ring_bytes = opts.ring_bytes;
-	c->npids = ntgids;
-	for (i = 0; i < ntgids && i < sizeof(c->pids) / sizeof(c->pids[0]); i++)
-		c->pids[i] = tgids[i];
+	frecd_pids__summarize(c, tgids, ntgids);
 	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0);
 }
 
@@ -159,7 +128,8 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (resolve_pids(tgids, &ntgids, err, sizeof(err))) {
+	if (frecd_pids__resolve(opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
+				sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		status = EXIT_USAGE;
 		goto out;
@@ -271,12 +241,13 @@ int main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	frecd_service__log_probes(probes);
+	frec_probes__log(probes);
 
 	dopts.rec = rec;
 	dopts.counters_fd = frecd_bpf__counters_fd(bpf);
 	dopts.output_dir = opts.output_dir;
 	dopts.outdir = outdir;
+	dopts.running = &opts;
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;

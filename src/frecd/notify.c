@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include "frecd/clock.h"
 #include "frecd/log.h"
 #include "frecd/notify.h"
 
@@ -182,13 +182,11 @@ int frecd_notify__status(struct frecd_notify *n, const char *status)
 
 int frecd_notify__reloading(struct frecd_notify *n)
 {
-	struct timespec ts;
 	char buf[128];
 
 	if (!n)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	frecd_notify__reloading_msg(buf, sizeof(buf), ts.tv_sec * 1000000ull + ts.tv_nsec / 1000);
+	frecd_notify__reloading_msg(buf, sizeof(buf), frecd_clock__mono_ns() / 1000);
 	return frecd_notify__send(n, buf);
 }
 

@@ -14,6 +14,8 @@
  *
  * Sending never blocks the event loop (MSG_DONTWAIT); a failure is logged
  * once and otherwise ignored: recording matters more than the manager.
+ *
+ * Threads: the loop's thread only.
  */
 #ifndef FRECD_NOTIFY_H
 #define FRECD_NOTIFY_H

@@ -2,6 +2,9 @@
 /*
  * frecd's command line: parsing and validation only (no system calls), so
  * that every bad input and its message is unit-tested.
+ *
+ * Threads: parsing fills the caller's struct (main's thread at start, the
+ * loop's on SIGHUP); the size helpers are pure, any thread.
  */
 #ifndef FRECD_OPTIONS_H
 #define FRECD_OPTIONS_H

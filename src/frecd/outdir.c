@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "frecd/log.h"
 #include "frecd/outdir.h"
+#include "frecd/snapname.h"
 
 struct frecd_outdir {
 	char path[PATH_MAX];
@@ -148,7 +149,7 @@ static int lock_dir(int fd, const char *path, char *err, size_t errlen)
 }
 
 /* Open, check and lock path: fd with *st filled, or -errno with err. */
-static int resolve(const char *path, bool lock, struct stat *st, char *err, size_t errlen)
+static int resolve(const char *path, struct stat *st, char *err, size_t errlen)
 {
 	int fd, ret;
 
@@ -156,7 +157,7 @@ static int resolve(const char *path, bool lock, struct stat *st, char *err, size
 	if (fd < 0)
 		return fd;
 	ret = check_dir(fd, path, st, err, errlen);
-	if (!ret && lock)
+	if (!ret)
 		ret = lock_dir(fd, path, err, errlen);
 	if (!ret)
 		ret = check_writable(fd, path, err, errlen);
@@ -165,39 +166,6 @@ static int resolve(const char *path, bool lock, struct stat *st, char *err, size
 		return ret;
 	}
 	return fd;
-}
-
-static bool digits(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-bool frecd_outdir__is_tmp_name(const char *name)
-{
-	/* ".frec-" YYYYMMDD "T" HHMMSS "." mmm "Z" [ "_" NN ] ".frec.tmp",
-	 * as frecd_snapshot_name() makes them and the core's ".%s.tmp". */
-	static const char head[] = ".frec-", tail[] = ".frec.tmp";
-	const char *p = name;
-	size_t n = strlen(name);
-
-	if (strncmp(p, head, sizeof(head) - 1))
-		return false;
-	p += sizeof(head) - 1;
-	if (!digits(p, 8) || p[8] != 'T' || !digits(p + 9, 6) || p[15] != '.' ||
-	    !digits(p + 16, 3) || p[19] != 'Z')
-		return false;
-	p += 20;
-	if (*p == '_') {
-		if (!digits(p + 1, 2))
-			return false;
-		p += 3;
-	}
-	return (size_t)(p - name) + sizeof(tail) - 1 == n && !strcmp(p, tail);
 }
 
 /* The temporary files a frecd killed in the middle of a snapshot left: only
@@ -219,7 +187,7 @@ static void remove_tmp_files(int fd, const char *path)
 		return;
 	}
 	while ((de = readdir(dir))) {
-		if (!frecd_outdir__is_tmp_name(de->d_name))
+		if (!frecd_snapname__is_tmp(de->d_name))
 			continue;
 		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
@@ -251,7 +219,7 @@ struct frecd_outdir *frecd_outdir__new(const char *path, char *err, size_t errle
 		snprintf(err, errlen, "-o %s: name too long; choose a shorter -o", path);
 		goto fail;
 	}
-	ret = resolve(o->path, true, &st, err, errlen);
+	ret = resolve(o->path, &st, err, errlen);
 	if (ret < 0)
 		goto fail;
 	o->fd = ret;
@@ -303,7 +271,7 @@ int frecd_outdir__dirfd(struct frecd_outdir *o, char *err, size_t errlen)
 		return ret ? ret : dup_fd(o, err, errlen);
 	}
 	/* Removed, renamed, or replaced: resolve -o again, as at start. */
-	ret = resolve(o->path, true, &st, err, errlen);
+	ret = resolve(o->path, &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	close(o->fd);
@@ -312,21 +280,4 @@ int frecd_outdir__dirfd(struct frecd_outdir *o, char *err, size_t errlen)
 	o->ino = st.st_ino;
 	log_info("-o %s was removed or replaced: snapshots go to the directory now there", o->path);
 	return dup_fd(o, err, errlen);
-}
-
-int frecd_outdir__prepare(const char *path, char *err, size_t errlen)
-{
-	char p[PATH_MAX];
-	struct stat st;
-	int fd;
-
-	if (copy_path(p, sizeof(p), path)) {
-		snprintf(err, errlen, "-o %s: name too long; choose a shorter -o", path);
-		return -ENAMETOOLONG;
-	}
-	fd = resolve(p, false, &st, err, errlen);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
 }

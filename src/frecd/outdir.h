@@ -23,6 +23,10 @@
  * resolved again exactly as at start (a missing one is created again), and
  * what is there now is used only if it passes the same checks: a symbolic
  * link or a file put in its place is refused, the snapshot skipped.
+ *
+ * Threads: new and free on main's thread at start or the loop's (a reload
+ * changes -o); frecd_outdir__dirfd() on the loop's thread, before each
+ * snapshot and for retention.
  */
 #ifndef FRECD_OUTDIR_H
 #define FRECD_OUTDIR_H
@@ -34,7 +38,7 @@ struct frecd_outdir;
 
 /*
  * At start: create, open, check and lock the directory, and remove the
- * temporary files of an earlier frecd (frecd_outdir__is_tmp_name()). NULL
+ * temporary files of an earlier frecd (frecd_snapname__is_tmp()). NULL
  * with errno set and one line in err naming the directory, the cause and the
  * fix (frecd prints it and exits 2).
  */
@@ -50,19 +54,5 @@ int frecd_outdir__dirfd(struct frecd_outdir *o, char *err, size_t errlen);
 
 /* -o as given, without trailing slashes. */
 const char *frecd_outdir__path(const struct frecd_outdir *o);
-
-/*
- * The checks of frecd_outdir__new() without keeping anything (no lock, no
- * clean-up): for a check of the configuration. 0 or -errno with err filled.
- */
-int frecd_outdir__prepare(const char *path, char *err, size_t errlen);
-
-/*
- * Whether name is one of frecd's temporary snapshot names: "." + a name
- * frecd_snapshot_name() makes + ".tmp" (the core writes ".NAME.tmp"), e.g.
- * ".frec-20250101T120000.000Z.frec.tmp" or "...Z_01.frec.tmp". Nothing else
- * is ever removed.
- */
-bool frecd_outdir__is_tmp_name(const char *name);
 
 #endif /* FRECD_OUTDIR_H */

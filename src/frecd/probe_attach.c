@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "frecd/bpf_rings.h"
 #include "frecd/probe_set.h"
 #include "frecd/recursion.h"
 #include "probe.skel.h"
@@ -24,14 +25,6 @@ static int has_kind(const struct frec_probes *p, __u32 kind)
 		if (p->ents[i].kind == kind)
 			return 1;
 	return 0;
-}
-
-/* The wakeup threshold as frecd's own programs use it: a quarter of a small
- * ring, so that a wakeup comes well before the ring is full. */
-static void set_wakeup(struct probe_bpf *skel, __u64 ring_bytes)
-{
-	if (ring_bytes && ring_bytes / 4 < skel->rodata->wakeup_threshold)
-		skel->rodata->wakeup_threshold = ring_bytes / 4;
 }
 
 static void attach_error(const struct probe_entry *e, int pid, int err, char *buf, size_t len)
@@ -126,7 +119,7 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	}
 	skel->rodata->nargs = o.nargs;
 	skel->rodata->self_pid = o.self_pid;
-	set_wakeup(skel, o.ring_bytes);
+	skel->rodata->wakeup_threshold = frecd_bpf_rings__wakeup_threshold(o.ring_bytes);
 	/* Load only what is used: fewer programs to verify, and a kernel
 	 * without USDT support still takes plain uprobes. */
 	bpf_program__set_autoload(skel->progs.frec_uprobe, has_kind(p, FREC_PROBE_UPROBE));

@@ -11,6 +11,9 @@
  *     library of that name.
  * The result is canonical (realpath): uprobes attach to the inode, and one
  * file then has one name in the probe table.
+ *
+ * Threads: whichever checks a probe (main's at start, the loop's on a
+ * reload); nothing is kept.
  */
 #ifndef FREC_PROBE_PATH_H
 #define FREC_PROBE_PATH_H

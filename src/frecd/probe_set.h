@@ -2,6 +2,8 @@
 /*
  * Inside struct frec_probes: shared by probes.c (specs, validation, table)
  * and probe_attach.c (BPF load and attach). Not for frecd's other files.
+ *
+ * Threads: as probes.h.
  */
 #ifndef FREC_PROBE_SET_H
 #define FREC_PROBE_SET_H

@@ -7,6 +7,8 @@
  *   usdt:PATH:PROVIDER:NAME     (also U:)   a SystemTap SDT probe
  *   func:PATH:FUNC              (also f:)   entry and return, for latency
  * Only the text is checked here; probes.c resolves PATH and checks the file.
+ *
+ * Threads: pure parsing, any thread.
  */
 #ifndef FREC_PROBE_SPEC_H
 #define FREC_PROBE_SPEC_H

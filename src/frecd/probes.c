@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "frecd/elf_file.h"
+#include "frecd/log.h"
 #include "frecd/probe_path.h"
 #include "frecd/probe_set.h"
 #include "frecd/probe_spec.h"
@@ -495,4 +496,25 @@ void frec_probes__print(const struct frec_probes *p, FILE *out)
 			fprintf(out, " build-id %s", e->build_id);
 		fputc('\n', out);
 	}
+}
+
+void frec_probes__log(const struct frec_probes *probes)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!frec_probes__count(probes))
+		return;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	frec_probes__print(probes, f);
+	if (fclose(f)) {
+		free(buf);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_info("attached %s", line);
+	free(buf);
 }

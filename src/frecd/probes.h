@@ -5,6 +5,10 @@
  * ring buffers as the scheduler programs (bpf_map__reuse_fd), attached all or
  * nothing. frecd's option parser and main loop call this; probes.c and
  * bpf/probe.bpf.c implement it.
+ *
+ * Threads: a set is built, attached and logged by one thread at a time:
+ * main's at start, the loop's on a reload; the reload detach thread detaches
+ * the old set (frec_probes__detach()) while the loop no longer touches it.
  */
 #ifndef FREC_PROBES_H
 #define FREC_PROBES_H
@@ -47,5 +51,7 @@ void frec_probes__detach(struct frec_probes *p);
 const struct frec_probe_info *frec_probes__table(const struct frec_probes *p, size_t *n);
 /* One line per probe: "probe N: SPEC -> PATH:FUNC+OFF (N args)". */
 void frec_probes__print(const struct frec_probes *p, FILE *out);
+/* The same through the log, one info line each: "attached probe 1: SPEC -> ...". */
+void frec_probes__log(const struct frec_probes *p);
 
 #endif /* FREC_PROBES_H */

@@ -8,7 +8,9 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/log.h"
+#include "frecd/losslog.h"
 #include "frecd/proc.h"
 #include "frecd/procinfo.h"
 
@@ -20,7 +22,6 @@
 /* Results waiting for the loop: the thread waits for room, never the loop. */
 #define RES_MAX		64
 #define STUCK_NS	(1000000000ull)
-#define MISS_LOG_NS	(5ull * 1000000000)
 
 enum { RES_NAME, RES_CMDLINE, RES_SEEDED };
 
@@ -47,20 +48,12 @@ struct frecd_procinfo {
 	__u32 busy_tgid;
 	/* The loop's own. */
 	__u64 warned_since;	/* busy_since of the read last logged as stuck */
-	__u64 misses_logged, misses_logged_at;
+	struct frecd_losslog miss_log;	/* CLOCK_MONOTONIC */
 	unsigned int names, cmdlines;	/* applied from the seed */
 	bool seeding;
 	/* The thread's own. */
 	char buf[CMDLINE_MAX];
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* Queue one result, waiting for room. -ECANCELED when stopping. */
 static int post(struct frecd_procinfo *p, int kind, __u32 tid, __u32 tgid, const char *s)
@@ -98,7 +91,7 @@ static int read_cmdline(struct frecd_procinfo *p, __u32 tgid)
 	int n;
 
 	pthread_mutex_lock(&p->lock);
-	p->busy_since = mono_ns();
+	p->busy_since = frecd_clock__mono_ns();
 	p->busy_tgid = tgid;
 	pthread_mutex_unlock(&p->lock);
 	n = frecd_proc__cmdline(tgid, p->buf, sizeof(p->buf));
@@ -290,7 +283,7 @@ void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec)
 
 void frecd_procinfo__tick(struct frecd_procinfo *p)
 {
-	__u64 now = mono_ns(), since, misses;
+	__u64 now = frecd_clock__mono_ns(), since, misses;
 	unsigned int waiting;
 	__u32 tgid;
 
@@ -305,13 +298,7 @@ void frecd_procinfo__tick(struct frecd_procinfo *p)
 			 tgid, (now - since) / 1e9, waiting);
 		p->warned_since = since;
 	}
-	if (misses != p->misses_logged &&
-	    (!p->misses_logged_at || now - p->misses_logged_at >= MISS_LOG_NS)) {
-		log_warn("%llu processes exec'd without their command line being read (the queue of %u reads of /proc was full); snapshots show the command line each had before",
-			 (unsigned long long)(misses - p->misses_logged), REQ_MAX);
-		p->misses_logged = misses;
-		p->misses_logged_at = now;
-	}
+	frecd_losslog__proc_misses(&p->miss_log, misses, now, REQ_MAX);
 }
 
 __u64 frecd_procinfo__misses(const struct frecd_procinfo *p)

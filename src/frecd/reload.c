@@ -5,17 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/config.h"
 #include "frecd/daemon.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/outdir.h"
+#include "frecd/pids.h"
 #include "frecd/probes.h"
-#include "frecd/proc.h"
 #include "frecd/reload.h"
 #include "frecd/service.h"
 
@@ -65,14 +65,6 @@ void frecd_reload__fini(struct frecd_reload_state *rs)
 	free(rs->boot_btf);
 	free(rs->boot_socket);
 	rs->boot_btf = rs->boot_socket = NULL;
-}
-
-static __u64 mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -128,47 +120,6 @@ static void keep_restart_only(struct frecd_options *next, const struct frecd_opt
 		log_warn("reload: socket changed from %s to %s, which takes a restart; still %s",
 			 rs->boot_socket, next->socket_path, rs->boot_socket);
 	next->socket_path = rs->boot_socket;
-}
-
-/* -p PIDs to the tgids the filter holds; one line with the file's line. */
-static int resolve_pids(const struct frecd_options *o, const struct frecd_config *cfg,
-			__u32 *tgids, size_t *ntgids, char *err, size_t errlen)
-{
-	char where[PATH_MAX + 32];
-	size_t i, j, n = 0;
-	__u32 tgid;
-	int ret;
-
-	for (i = 0; i < o->npids; i++) {
-		ret = frecd_proc__tgid_of(o->pids[i], &tgid);
-		if (ret) {
-			snprintf(err, errlen, "%spid %u: %s; check the pid with ps",
-				 frecd_config__where_pid(cfg, o->pids[i], where, sizeof(where)),
-				 o->pids[i], ret == -ESRCH ? "no such process" : strerror(-ret));
-			return ret;
-		}
-		for (j = 0; j < n && tgids[j] != tgid; j++)
-			;
-		if (j == n)
-			tgids[n++] = tgid;
-	}
-	*ntgids = n;
-	return 0;
-}
-
-static bool same_pids(const __u32 *a, size_t na, const __u32 *b, size_t nb)
-{
-	size_t i, j;
-
-	if (na != nb)
-		return false;
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && b[j] != a[i]; j++)
-			;
-		if (j == nb)
-			return false;
-	}
-	return true;
 }
 
 static bool same_probes(const struct frecd_options *a, const struct frecd_options *b)
@@ -227,17 +178,31 @@ static void set_probe_table(const struct frecd_service_opts *so, const struct fr
 			  strerror(-ret));
 }
 
+/* Nothing was recorded from first_ts to last_ts (CLOCK_BOOTTIME ns): a gap
+ * event in the recording. */
+static void mark_gap(struct frec_recorder *rec, __u64 first_ts, __u64 last_ts)
+{
+	int err = frec_recorder__add_gap(rec, FREC_GAP_RELOAD, first_ts, last_ts);
+
+	if (err)
+		log_warn("a gap of %.1f ms in the recording could not be marked: %s",
+			 (double)(last_ts - first_ts) / 1e6, strerror(-err));
+	else
+		log_info("nothing was recorded for %.1f ms while the programs were replaced",
+			 (double)(last_ts - first_ts) / 1e6);
+}
+
 /* Change the filter; a swap of the scheduler programs is marked as a gap
  * in the recording, whether or not it succeeded. */
-static int set_filter(const struct frecd_service_opts *so, struct frecd_daemon *d,
-		      const __u32 *tgids, size_t ntgids, bool wakeup, char *err, size_t errlen)
+static int set_filter(const struct frecd_service_opts *so, const __u32 *tgids, size_t ntgids,
+		      bool wakeup, char *err, size_t errlen)
 {
 	int ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, wakeup, err, errlen);
 	__u64 first, last;
 
 	frecd_bpf__last_swap(so->bpf, &first, &last);
 	if (first)
-		frecd_daemon__mark_gap(d, FREC_GAP_RELOAD, first, last);
+		mark_gap(so->rec, first, last);
 	return ret;
 }
 
@@ -249,11 +214,10 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	struct frecd_options *cur = so->opts;
 	bool probes_changed = p->probes != NULL;
 	char err[1024], ignored[512], sz[32];
-	size_t i;
 	int ret = 0;
 
 	if (p->filter_changed) {
-		ret = set_filter(so, d, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
+		ret = set_filter(so, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
 		if (ret)
 			goto undo_probes;
 	}
@@ -262,33 +226,30 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 
 		/* What the old probes recorded is sealed under the old table. */
 		frecd_daemon__flush(d);
-		t0 = mono_ms();
+		t0 = frecd_clock__mono_ms();
 		ret = attach_probes(p->probes, so, p->tgids, p->ntgids, p->next.probe_args,
 				    p->next.verbose, err, sizeof(err));
 		if (ret) {
 			if (p->filter_changed &&
-			    set_filter(so, d, rs->tgids, rs->ntgids, cur->wakeup, ignored,
+			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
 				       sizeof(ignored)))
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
 		}
-		log_debug("reload: probes attached in %llu ms", (unsigned long long)(mono_ms() - t0));
+		log_debug("reload: probes attached in %llu ms", (unsigned long long)(frecd_clock__mono_ms() - t0));
 		set_probe_table(so, p->probes);
 		frecd_daemon__reset_probe_hits(d);
 		frec_probes__free(p->old);
 		*so->probes = p->probes;
 		p->probes = NULL;
 		p->old = NULL;
-		frecd_service__log_probes(*so->probes);
+		frec_probes__log(*so->probes);
 	}
 
 	/* Commit. */
 	memcpy(rs->tgids, p->tgids, p->ntgids * sizeof(*p->tgids));
 	rs->ntgids = p->ntgids;
-	so->dopts->config.npids = p->ntgids;
-	memset(so->dopts->config.pids, 0, sizeof(so->dopts->config.pids));
-	for (i = 0; i < p->ntgids && i < sizeof(so->dopts->config.pids) / sizeof(so->dopts->config.pids[0]); i++)
-		so->dopts->config.pids[i] = p->tgids[i];
+	frecd_pids__summarize(&so->dopts->config, p->tgids, p->ntgids);
 	if (p->next.wakeup)
 		so->dopts->config.flags |= FREC_CFG_WAKEUP;
 	else
@@ -308,7 +269,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	p->cfg = NULL;
 	log_info("reloaded %s in %llu ms: %zu probes%s, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
 		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
-		 (unsigned long long)(mono_ms() - p->start_ms),
+		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
 		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
 		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
@@ -332,10 +293,10 @@ undo_probes:
 static void *detach_main(void *arg)
 {
 	struct frecd_reload_state *rs = arg;
-	__u64 one = 1, t0 = mono_ms();
+	__u64 one = 1, t0 = frecd_clock__mono_ms();
 
 	frec_probes__detach(rs->plan.old);
-	rs->detach_ms = mono_ms() - t0;
+	rs->detach_ms = frecd_clock__mono_ms() - t0;
 	if (write(rs->efd, &one, sizeof(one)) < 0) {
 		/* a counter far from overflow: cannot fail */
 	}
@@ -354,17 +315,18 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 
 	log_info("SIGHUP: reloading the configuration");
 	plan_free(p);
-	p->start_ms = mono_ms();
+	p->start_ms = frecd_clock__mono_ms();
 	ret = frecd_config__load_options(&p->next, &p->cfg, so->argc, so->argv, err, sizeof(err));
 	if (ret)
 		goto invalid;
 	keep_restart_only(&p->next, cur, rs);
 
 	/* Check everything before changing anything. */
-	ret = resolve_pids(&p->next, p->cfg, p->tgids, &p->ntgids, err, sizeof(err));
+	ret = frecd_pids__resolve(p->next.pids, p->next.npids, p->cfg, "pid", p->tgids, &p->ntgids,
+				  err, sizeof(err));
 	if (ret)
 		goto invalid;
-	pids_changed = !same_pids(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
+	pids_changed = !frecd_pids__same(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
 	/* Probes are attached per -p process: a new filter attaches them again. */
 	probes_changed = !same_probes(&p->next, cur) || (pids_changed && p->next.nprobes);
 	p->filter_changed = pids_changed || p->next.wakeup != cur->wakeup;

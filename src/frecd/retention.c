@@ -7,38 +7,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "frecd/retention.h"
-
-/* "frec-" "YYYYMMDD" "T" "HHMMSS" "." "mmm" "Z" [ "_" "NN" ] ".frec" */
-#define NAME_LEN	30		/* without _NN */
-#define NAME_MAX_LEN	(NAME_LEN + 3)
+#include "frecd/snapname.h"
 
 struct snap {
-	char name[NAME_MAX_LEN + 1];
+	char name[FRECD_SNAPSHOT_NAME_MAX];
 	__u64 bytes;
 };
-
-static bool digits(const char *s, size_t n)
-{
-	for (; n; n--, s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
-bool frecd_retention__is_snapshot(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len != NAME_LEN && len != NAME_MAX_LEN)
-		return false;
-	if (strncmp(name, "frec-", 5) || !digits(name + 5, 8) || name[13] != 'T' ||
-	    !digits(name + 14, 6) || name[20] != '.' || !digits(name + 21, 3) || name[24] != 'Z')
-		return false;
-	if (len == NAME_MAX_LEN)	/* "_01" to "_99", as the writer numbers them */
-		return name[25] == '_' && digits(name + 26, 2) && strncmp(name + 26, "00", 2) &&
-		       !strcmp(name + 28, ".frec");
-	return !strcmp(name + 25, ".frec");
-}
 
 static int by_name(const void *a, const void *b)
 {
@@ -65,7 +39,7 @@ static int list(int dirfd, struct snap **out, size_t *nout)
 		return ret;
 	}
 	while ((errno = 0, de = readdir(dir))) {
-		if (!frecd_retention__is_snapshot(de->d_name))
+		if (!frecd_snapname__is_snapshot(de->d_name))
 			continue;
 		/* Not through a symlink, and only files: lstat semantics. */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))

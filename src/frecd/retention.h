@@ -6,19 +6,18 @@
  * together remain. The snapshot just written is never removed, even when it
  * alone is larger than SIZE. Only regular files whose names are exactly what
  * frecd gives its snapshots (frec-YYYYMMDDTHHMMSS.mmmZ.frec, with an
- * optional _NN before .frec) are counted or removed: a file an operator put
+ * optional _NN before .frec: snapname.h) are counted or removed: a file an operator put
  * there, a renamed or copied snapshot, a symlink or a directory stays.
  * Those names sort by time, so "oldest" is "first by name", which no touch
  * or copy can change.
+ *
+ * Threads: the loop's thread (snapshots.c, after each snapshot).
  */
 #ifndef FRECD_RETENTION_H
 #define FRECD_RETENTION_H
 
 #include <stdbool.h>
 #include <linux/types.h>
-
-/* Is name one that frecd_snapshot_name() makes? */
-bool frecd_retention__is_snapshot(const char *name);
 
 struct frecd_retention_stats {
 	unsigned int kept;		/* snapshots left */

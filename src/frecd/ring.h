@@ -17,6 +17,8 @@
  * consumer position that only the consumer writes, a page with the producer
  * position, then the data; each record has an 8-byte header whose length
  * word carries a busy bit (reserved, not yet submitted) and a discard bit.
+ *
+ * Threads: the loop's thread only (it alone moves the consumer positions).
  */
 #ifndef FRECD_RING_H
 #define FRECD_RING_H

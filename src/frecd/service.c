@@ -4,28 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <frec/recorder.h>
+#include "frecd/clock.h"
 #include "frecd/control.h"
 #include "frecd/daemon.h"
 #include "frecd/log.h"
 #include "frecd/notify.h"
 #include "frecd/options.h"
-#include "frecd/outdir.h"
 #include "frecd/probes.h"
+#include "frecd/rates.h"
 #include "frecd/reload.h"
-#include "frecd/retention.h"
 #include "frecd/service.h"
 #include "frecd/status.h"
-
-struct rate_sample {
-	__u64 ns;			/* CLOCK_MONOTONIC */
-	__u64 events;
-	__u64 by_type[FREC_EV__MAX];
-	__u64 lost;
-};
 
 struct frecd_service {
 	struct frecd_service_opts o;
@@ -36,19 +28,8 @@ struct frecd_service {
 	bool reload_again;		/* SIGHUP during a reload: one more after it */
 	__u64 start_ns;
 	__u64 status_sent_ns;
-	struct rate_sample sample;	/* the last one taken */
-	__u64 rate_ns;			/* rates below cover this much time, 0: none yet */
-	double events_per_s, by_type_per_s[FREC_EV__MAX], lost_per_s;
-	char last_snapshot[PATH_MAX];
+	struct frecd_rates rates;	/* events/s, for status and STATUS= */
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 struct frecd_service *frecd_service__new(const struct frecd_service_opts *opts,
 					 char *err, size_t errlen)
@@ -79,7 +60,7 @@ struct frecd_service *frecd_service__new(const struct frecd_service_opts *opts,
 	}
 	/* A bad NOTIFY_SOCKET is logged there and otherwise ignored. */
 	s->notify = frecd_notify__from_env();
-	s->start_ns = mono_ns();
+	s->start_ns = frecd_clock__mono_ns();
 	return s;
 }
 
@@ -103,13 +84,9 @@ static void fill_status(struct frecd_service *s, struct frecd_status *st,
 
 	frecd_daemon__status(s->d, st);
 	st->pid = getpid();
-	st->uptime_ns = mono_ns() - s->start_ns;
-	st->rate_ns = s->rate_ns;
-	st->events_per_s = s->events_per_s;
-	memcpy(st->events_per_s_by_type, s->by_type_per_s, sizeof(st->events_per_s_by_type));
-	st->lost_per_s = s->lost_per_s;
+	st->uptime_ns = frecd_clock__mono_ns() - s->start_ns;
+	frecd_rates__fill(&s->rates, st);
 	st->output_dir = s->o.dopts->output_dir;
-	st->last_snapshot = s->last_snapshot[0] ? s->last_snapshot : NULL;
 	st->keep = s->o.opts->keep;
 	st->keep_bytes = s->o.opts->keep_bytes;
 
@@ -172,19 +149,9 @@ static const struct frecd_control_ops control_ops = {
 	.status = ctl_status,
 };
 
-static void take_sample(struct frecd_service *s, struct rate_sample *smp)
-{
-	struct frecd_status st;
-
-	frecd_daemon__status(s->d, &st);
-	smp->ns = mono_ns();
-	smp->events = st.rec.events;
-	memcpy(smp->by_type, st.rec.events_by_type, sizeof(smp->by_type));
-	smp->lost = st.lost;
-}
-
 int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int epfd)
 {
+	struct frecd_status st;
 	char line[256];
 	int ret;
 
@@ -200,8 +167,9 @@ int frecd_service__start(struct frecd_service *s, struct frecd_daemon *d, int ep
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->rs.efd, &ev))
 			return -errno;
 	}
-	take_sample(s, &s->sample);
-	s->status_sent_ns = s->sample.ns;
+	frecd_daemon__status(s->d, &st);
+	frecd_rates__init(&s->rates, &st, frecd_clock__mono_ns());
+	s->status_sent_ns = s->rates.ns;
 	summary(s, line, sizeof(line));
 	frecd_notify__ready(s->notify, line);
 	return 0;
@@ -224,28 +192,22 @@ bool frecd_service__event(struct frecd_service *s, __u64 tag, __u32 events)
 
 void frecd_service__tick(struct frecd_service *s)
 {
-	struct rate_sample now;
+	struct frecd_status st;
 	char line[256];
-	double secs;
-	int t;
+	__u64 now;
 
 	if (!s)
 		return;
 	frecd_control__tick(s->control);
-	if (mono_ns() - s->sample.ns < FRECD_RATE_INTERVAL_MS * 1000000ull)
+	if (!frecd_rates__due(&s->rates, frecd_clock__mono_ns()))
 		return;
-	take_sample(s, &now);
-	secs = (now.ns - s->sample.ns) / 1e9;
-	s->rate_ns = now.ns - s->sample.ns;
-	s->events_per_s = (now.events - s->sample.events) / secs;
-	for (t = 0; t < FREC_EV__MAX; t++)
-		s->by_type_per_s[t] = (now.by_type[t] - s->sample.by_type[t]) / secs;
-	s->lost_per_s = (now.lost - s->sample.lost) / secs;
-	s->sample = now;
-	if (now.ns - s->status_sent_ns >= FRECD_STATUS_INTERVAL_MS * 1000000ull) {
+	frecd_daemon__status(s->d, &st);
+	now = frecd_clock__mono_ns();
+	frecd_rates__update(&s->rates, &st, now);
+	if (now - s->status_sent_ns >= FRECD_STATUS_INTERVAL_MS * 1000000ull) {
 		summary(s, line, sizeof(line));
 		frecd_notify__status(s->notify, line);
-		s->status_sent_ns = now.ns;
+		s->status_sent_ns = now;
 	}
 }
 
@@ -280,32 +242,6 @@ void frecd_service__reload(struct frecd_service *s)
 	reload_done(s);
 }
 
-static void apply_retention(struct frecd_service *s, const char *name)
-{
-	struct frecd_retention_stats st;
-	const char *dir = s->o.dopts->output_dir;
-	char err[512], sz1[32];
-	int dirfd, ret;
-
-	if (!s->o.opts->keep && !s->o.opts->keep_bytes)
-		return;
-	dirfd = frecd_outdir__dirfd(s->o.dopts->outdir, err, sizeof(err));
-	if (dirfd < 0) {
-		log_warn("retention: %s; old snapshots stay", err);
-		return;
-	}
-	ret = frecd_retention__apply(dirfd, s->o.opts->keep, s->o.opts->keep_bytes, name, &st);
-	close(dirfd);
-	if (st.removed)
-		log_info("retention: removed the %u oldest snapshots (%llu bytes) from %s; %u kept (%llu bytes), --keep %u, --keep-size %s",
-			 st.removed, (unsigned long long)st.removed_bytes, dir, st.kept,
-			 (unsigned long long)st.kept_bytes, s->o.opts->keep,
-			 frecd_format_size(s->o.opts->keep_bytes, sz1, sizeof(sz1)));
-	if (ret)
-		log_warn("retention in %s: %s; some old snapshots stay (%u kept, %llu bytes)", dir,
-			 strerror(-ret), st.kept, (unsigned long long)st.kept_bytes);
-}
-
 void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, const char *dir,
 				  const char *name)
 {
@@ -318,10 +254,7 @@ void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, c
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(s->last_snapshot, sizeof(s->last_snapshot), "%s", path);
-	/* Answer first: retention is housekeeping the client need not wait for. */
 	frecd_control__snapshot_done(s->control, seq, 0, path);
-	apply_retention(s, name);
 }
 
 void frecd_service__stopping(struct frecd_service *s)
@@ -337,25 +270,4 @@ void frecd_service__stop(struct frecd_service *s)
 	/* Close the socket while the loop's epoll still exists. */
 	frecd_control__free(s->control);
 	s->control = NULL;
-}
-
-void frecd_service__log_probes(const struct frec_probes *probes)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!frec_probes__count(probes))
-		return;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return;
-	frec_probes__print(probes, f);
-	if (fclose(f)) {
-		free(buf);
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		log_info("attached %s", line);
-	free(buf);
 }

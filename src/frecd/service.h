@@ -2,15 +2,18 @@
 /*
  * frecd as a service: what the event loop (daemon.c) calls besides its own
  * work, so that the loop stays about recording.
- *  - the control socket (control.c): frec snapshot, frec status;
+ *  - the control socket (control.c): frec snapshot, frec status (filled
+ *    from the loop's counters, status.h);
  *  - the service manager (notify.c): READY=1 once the loop runs, STATUS=
  *    every FRECD_STATUS_INTERVAL_MS, RELOADING=1/READY=1 around a reload,
  *    STOPPING=1;
- *  - retention (retention.c) after each snapshot;
  *  - SIGHUP: re-read the configuration and apply what can change while
- *    recording (reload.c);
- *  - events/s, measured every second for status and STATUS=.
+ *    recording (reload.c); one more if another comes during a reload;
+ *  - events/s, measured every second for status and STATUS= (rates.h).
  * Every hook accepts a NULL service and then does nothing.
+ *
+ * Threads: new and free on main's thread; every hook on the loop's thread.
+ * The reload's detach thread is reload.c's own.
  */
 #ifndef FRECD_SERVICE_H
 #define FRECD_SERVICE_H
@@ -28,7 +31,6 @@ struct frecd_daemon;
 struct frecd_daemon_opts;
 
 #define FRECD_STATUS_INTERVAL_MS	5000
-#define FRECD_RATE_INTERVAL_MS		1000
 
 /* The running configuration, owned by main(); a reload updates it in place. */
 struct frecd_service_opts {
@@ -73,8 +75,5 @@ void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, c
 void frecd_service__stopping(struct frecd_service *s);
 /* The loop ends: close the socket (clients still waiting are told why). */
 void frecd_service__stop(struct frecd_service *s);
-
-/* Log one line per attached probe: "attached probe 1: SPEC -> ...". */
-void frecd_service__log_probes(const struct frec_probes *probes);
 
 #endif /* FRECD_SERVICE_H */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What `frec status` shows and systemd's STATUS= says: a snapshot of frecd's
- * counters, filled by the event loop (daemon.c) and the service glue
- * (service.c), formatted here as aligned text, as one JSON object, or as one
- * short line. Formatting only: no system calls, so the unit tests see every
- * byte.
+ * counters, filled by the event loop (daemon.c, snapshots.c) and the
+ * service glue (service.c, rates.c), formatted here as aligned text, as one
+ * JSON object, or as one short line. Formatting only: no system calls, so
+ * the unit tests see every byte.
+ *
+ * Threads: formatting only, any thread; the loop's thread fills the struct.
  */
 #ifndef FRECD_STATUS_H
 #define FRECD_STATUS_H

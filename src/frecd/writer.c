@@ -55,7 +55,7 @@ static void write_job(struct frecd_writer *w)
 		debug_delay(w->delay_ns);
 	res->pin = job->pin;
 	for (attempt = 0;; attempt++) {
-		ret = frecd_snapshot_name(res->name, sizeof(res->name), job->realtime_ns, attempt);
+		ret = frecd_snapname__make(res->name, sizeof(res->name), job->realtime_ns, attempt);
 		if (ret)
 			break;
 		ret = frec_snapshot__write(job->dirfd, res->name, &job->hdr, job->pin);

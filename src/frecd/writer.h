@@ -2,8 +2,8 @@
 /*
  * The snapshot writer: one thread that writes a pinned window to a file while
  * the event loop goes on draining the ring (recording never pauses for a
- * snapshot). The loop hands it one job at a time and learns that the job is
- * done from an eventfd, which it polls with everything else.
+ * snapshot). The loop (snapshots.c) hands it one job at a time and learns
+ * that the job is done from an eventfd, which it polls with everything else.
  */
 #ifndef FRECD_WRITER_H
 #define FRECD_WRITER_H
@@ -12,11 +12,10 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include <frec/snapshot.h>
+#include "frecd/snapname.h"
 
 struct frec_pin;
 struct frecd_writer;
-
-#define FRECD_SNAPSHOT_NAME_MAX	64
 
 struct frecd_snapshot_job {
 	int dirfd;		/* the writer closes it */
@@ -30,13 +29,6 @@ struct frecd_snapshot_result {
 	char name[FRECD_SNAPSHOT_NAME_MAX];	/* the file written */
 	struct frec_pin *pin;	/* to unpin, from the loop's thread */
 };
-
-/*
- * "frec-YYYYMMDDTHHMMSS.mmmZ.frec" (UTC) for attempt 0, then "..Z_01.frec" up
- * to "..Z_99.frec" when the name is taken: names sort by time, a later file
- * never replaces an earlier one. 0, or -EEXIST once the attempts run out.
- */
-int frecd_snapshot_name(char *buf, size_t len, __u64 realtime_ns, unsigned int attempt);
 
 /*
  * Starts the thread. NULL with errno set. debug_delay_ns, for tests

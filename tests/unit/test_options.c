@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "frecd/options.h"
-#include "frecd/writer.h"
+#include "frecd/snapname.h"
 
 static struct frecd_options o;
 static char err[512];
@@ -247,18 +247,18 @@ static void test_snapshot_names(void **state)
 	char a[FRECD_SNAPSHOT_NAME_MAX], b[FRECD_SNAPSHOT_NAME_MAX];
 	__u64 t = 1767225599123456789ull;	/* 2025-12-31T23:59:59.123456789Z */
 
-	assert_int_equal(frecd_snapshot_name(a, sizeof(a), t, 0), 0);
+	assert_int_equal(frecd_snapname__make(a, sizeof(a), t, 0), 0);
 	assert_string_equal(a, "frec-20251231T235959.123Z.frec");
-	assert_int_equal(frecd_snapshot_name(b, sizeof(b), t, 1), 0);
+	assert_int_equal(frecd_snapname__make(b, sizeof(b), t, 1), 0);
 	assert_string_equal(b, "frec-20251231T235959.123Z_01.frec");
 	assert_true(strcmp(a, b) < 0);
-	assert_int_equal(frecd_snapshot_name(a, sizeof(a), t, 2), 0);
+	assert_int_equal(frecd_snapname__make(a, sizeof(a), t, 2), 0);
 	assert_true(strcmp(b, a) < 0);
-	assert_int_equal(frecd_snapshot_name(b, sizeof(b), t + 1000000, 0), 0);
+	assert_int_equal(frecd_snapname__make(b, sizeof(b), t + 1000000, 0), 0);
 	assert_string_equal(b, "frec-20251231T235959.124Z.frec");
 	assert_true(strcmp(a, b) < 0);
-	assert_int_equal(frecd_snapshot_name(a, sizeof(a), t, 100), -EEXIST);
-	assert_int_equal(frecd_snapshot_name(a, 10, t, 0), -ENAMETOOLONG);
+	assert_int_equal(frecd_snapname__make(a, sizeof(a), t, 100), -EEXIST);
+	assert_int_equal(frecd_snapname__make(a, 10, t, 0), -ENAMETOOLONG);
 }
 
 int main(void)

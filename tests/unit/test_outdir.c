@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "frecd/outdir.h"
+#include "frecd/snapname.h"
 #include "frecd/log.h"
 
 static char top[64];		/* a private temporary directory per test */
@@ -82,23 +83,23 @@ static void assert_same_dir(int fd, const char *path)
 
 static void test_tmp_names(void **state)
 {
-	assert_true(frecd_outdir__is_tmp_name(".frec-20250101T120000.000Z.frec.tmp"));
-	assert_true(frecd_outdir__is_tmp_name(".frec-20250101T120000.999Z_01.frec.tmp"));
-	assert_true(frecd_outdir__is_tmp_name(".frec-20250101T120000.999Z_99.frec.tmp"));
+	assert_true(frecd_snapname__is_tmp(".frec-20250101T120000.000Z.frec.tmp"));
+	assert_true(frecd_snapname__is_tmp(".frec-20250101T120000.999Z_01.frec.tmp"));
+	assert_true(frecd_snapname__is_tmp(".frec-20250101T120000.999Z_99.frec.tmp"));
 	/* not frecd's: the snapshot itself, other hidden files, near misses */
-	assert_false(frecd_outdir__is_tmp_name("frec-20250101T120000.000Z.frec"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-20250101T120000.000Z.frec"));
-	assert_false(frecd_outdir__is_tmp_name("frec-20250101T120000.000Z.frec.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-x.frec.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-20250101T120000.000Z_1.frec.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-20250101T120000.000Z_001.frec.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-20250101T120000.000Z.frec.tmp~"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-20250101T120000.000Z.frec.tmp.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-2025010XT120000.000Z.frec.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frec-20250101T120000.000.frec.tmp"));
-	assert_false(frecd_outdir__is_tmp_name(".frecd-check.123"));
-	assert_false(frecd_outdir__is_tmp_name(""));
-	assert_false(frecd_outdir__is_tmp_name(".frec-"));
+	assert_false(frecd_snapname__is_tmp("frec-20250101T120000.000Z.frec"));
+	assert_false(frecd_snapname__is_tmp(".frec-20250101T120000.000Z.frec"));
+	assert_false(frecd_snapname__is_tmp("frec-20250101T120000.000Z.frec.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frec-x.frec.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frec-20250101T120000.000Z_1.frec.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frec-20250101T120000.000Z_001.frec.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frec-20250101T120000.000Z.frec.tmp~"));
+	assert_false(frecd_snapname__is_tmp(".frec-20250101T120000.000Z.frec.tmp.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frec-2025010XT120000.000Z.frec.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frec-20250101T120000.000.frec.tmp"));
+	assert_false(frecd_snapname__is_tmp(".frecd-check.123"));
+	assert_false(frecd_snapname__is_tmp(""));
+	assert_false(frecd_snapname__is_tmp(".frec-"));
 }
 
 static void test_created_private(void **state)
@@ -198,8 +199,6 @@ static void test_one_frecd_per_dir(void **state)
 	snprintf(msg, sizeof(msg),
 		 "-o %s: another frecd writes its snapshots there; stop it or choose another -o", dir);
 	assert_string_equal(err, msg);
-	/* the check of a configuration takes no lock */
-	assert_int_equal(frecd_outdir__prepare(dir, err, sizeof(err)), 0);
 	frecd_outdir__free(a);
 	b = frecd_outdir__new(dir, err, sizeof(err));
 	assert_non_null(b);

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "frecd/retention.h"
-#include "frecd/writer.h"
+#include "frecd/snapname.h"
 
 static char dir[64];
 static int dirfd = -1;
@@ -65,29 +65,29 @@ static void test_names(void **state)
 {
 	char name[64];
 
-	assert_true(frecd_retention__is_snapshot("frec-20250102T030405.678Z.frec"));
-	assert_true(frecd_retention__is_snapshot("frec-20250102T030405.678Z_01.frec"));
-	assert_true(frecd_retention__is_snapshot("frec-20250102T030405.678Z_99.frec"));
+	assert_true(frecd_snapname__is_snapshot("frec-20250102T030405.678Z.frec"));
+	assert_true(frecd_snapname__is_snapshot("frec-20250102T030405.678Z_01.frec"));
+	assert_true(frecd_snapname__is_snapshot("frec-20250102T030405.678Z_99.frec"));
 	/* what the writer names, attempt 0 and later */
-	assert_int_equal(frecd_snapshot_name(name, sizeof(name), 1735700000123456789ull, 0), 0);
-	assert_true(frecd_retention__is_snapshot(name));
-	assert_int_equal(frecd_snapshot_name(name, sizeof(name), 1735700000123456789ull, 7), 0);
-	assert_true(frecd_retention__is_snapshot(name));
+	assert_int_equal(frecd_snapname__make(name, sizeof(name), 1735700000123456789ull, 0), 0);
+	assert_true(frecd_snapname__is_snapshot(name));
+	assert_int_equal(frecd_snapname__make(name, sizeof(name), 1735700000123456789ull, 7), 0);
+	assert_true(frecd_snapname__is_snapshot(name));
 
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678Z_00.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678Z_1.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678Z_001.frec"));
-	assert_false(frecd_retention__is_snapshot(".frec-20250102T030405.678Z.frec.tmp"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678Z.frec.tmp"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678Z.frec~"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-2025010xT030405.678Z.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102 030405.678Z.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405,678Z.frec"));
-	assert_false(frecd_retention__is_snapshot("copy-20250102T030405.678Z.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-important.frec"));
-	assert_false(frecd_retention__is_snapshot("frec-20250102T030405.678Z.FREC"));
-	assert_false(frecd_retention__is_snapshot(""));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678Z_00.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678Z_1.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678Z_001.frec"));
+	assert_false(frecd_snapname__is_snapshot(".frec-20250102T030405.678Z.frec.tmp"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678Z.frec.tmp"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678Z.frec~"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-2025010xT030405.678Z.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102 030405.678Z.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405,678Z.frec"));
+	assert_false(frecd_snapname__is_snapshot("copy-20250102T030405.678Z.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-important.frec"));
+	assert_false(frecd_snapname__is_snapshot("frec-20250102T030405.678Z.FREC"));
+	assert_false(frecd_snapname__is_snapshot(""));
 }
 
 static void test_by_count(void **state)
