@@ -150,6 +150,16 @@ field() {
 	awk -v k="$2" '$1 == k { print $2; exit }' "$1"
 }
 
+# as_nobody PROG ARGS...: run PROG as nobody: util-linux setpriv; busybox's
+# (the kernel VM) has no --reuid, then su.
+as_nobody() {
+	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		su -s /bin/sh nobody -c "$*"
+	fi
+}
+
 # ctxt_switches PID TID: voluntary + involuntary switches the kernel counted.
 ctxt_switches() {
 	awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { n += $2 } END { print n + 0 }' \

@@ -56,14 +56,6 @@ umount "$WORK/ro"
 pub=$(mktemp -d /tmp/frec-pub.XXXXXX)
 chmod 755 "$pub"
 cp "$FRECD" "$pub/frecd"
-as_nobody() {
-	# util-linux setpriv; busybox's has no --reuid, then su
-	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-	else
-		su -s /bin/sh nobody -c "$*"
-	fi
-}
 as_nobody "$pub/frecd" -o "$pub/snaps" > out 2> err
 rc=$?
 assert_eq "exit code as nobody" 1 "$rc"

@@ -60,15 +60,6 @@ assert_eq "btf line" "missing  btf            (--btf $WORK/none.btf: No such fil
 assert_eq "programs with a missing --btf" "missing  programs       (CO-RE needs BTF (see btf))" "$(awk '$2 == "programs"' btf.out)"
 assert_eq "last line with a missing --btf" "frecd cannot run here: BTF (--btf) missing" "$(tail -n 1 btf.out)"
 
-# as_nobody PROG ARGS...: util-linux setpriv; busybox's (the kernel VM) has
-# no --reuid, then su
-as_nobody() {
-	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-	else
-		su -s /bin/sh nobody -c "$*"
-	fi
-}
 # Not root: the binary is copied where the unprivileged user can run it.
 pub=$(mktemp -d /tmp/frec-pub.XXXXXX)
 chmod 755 "$pub"

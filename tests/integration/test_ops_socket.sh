@@ -123,15 +123,6 @@ case $(cat answer.out) in
 *) fail "raw snapshot request: $(cat answer.out)" ;;
 esac
 
-# as_nobody PROG ARGS...: util-linux setpriv; busybox's (the kernel VM) has
-# no --reuid, then su
-as_nobody() {
-	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-	else
-		su -s /bin/sh nobody -c "$*"
-	fi
-}
 # --- a peer that is not root --------------------------------------------------
 pub=$(mktemp -d /tmp/frec-pub.XXXXXX)
 chmod 755 "$pub"

@@ -110,14 +110,6 @@ assert_eq "bad input to -o -: exit" 1 "$?"
 [ ! -s dash.bad ] || fail "-o - wrote something for a bad input"
 
 # --- an unwritable directory ---------------------------------------------
-# as_nobody PROG ARGS...: util-linux setpriv; busybox's has no --reuid, then su
-as_nobody() {
-	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-	else
-		su -s /bin/sh nobody -c "$*"
-	fi
-}
 pub=$(mktemp -d /tmp/frec-pub.XXXXXX)
 chmod 755 "$pub"
 cp "$FREC" "$good" "$pub/"
