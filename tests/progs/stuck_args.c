@@ -156,7 +156,9 @@ static int serve(const char *dir)
 }
 
 static char *file_page;
-static volatile int reading;
+static volatile pid_t holder_tid;
+
+static char task_state(pid_t tid);
 
 /* Hold this process's mmap_lock for reading, as a debugger does when it
  * reads the memory of a file mapping: the read of /proc/self/mem faults
@@ -171,7 +173,7 @@ static void *hold_lock(void *arg)
 		perror("stuck_args: /proc/self/mem");
 		exit(1);
 	}
-	reading = 1;
+	holder_tid = (pid_t)syscall(SYS_gettid);
 	if (pread(fd, &c, 1, (off_t)(unsigned long)file_page) < 0)
 		perror("stuck_args: pread");
 	exit(1);	/* only when the server went away */
@@ -184,10 +186,21 @@ static void *want_lock(void *arg)
 {
 	(void)arg;
 	writer_tid = (pid_t)syscall(SYS_gettid);
-	while (!reading)
+	/* Not a fixed delay: on a loaded machine the read may take longer
+	 * than any to reach FUSE, and a writer that came first would get the
+	 * lock and end the trap before it was set. Its thread asleep is the
+	 * read waiting in FUSE, the lock held: nothing else after its start
+	 * sleeps. */
+	for (;;) {
+		char st = holder_tid ? task_state(holder_tid) : '?';
+
+		if (st == 'S' || st == 'D')
+			break;
 		usleep(100);
-	usleep(2000);	/* the read is in FUSE by now */
+	}
 	mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Only when the server went away, or the lock was free after all. */
+	fprintf(stderr, "stuck_args: mmap returned: the mmap lock was not held\n");
 	exit(1);
 }
 
