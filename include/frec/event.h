@@ -27,7 +27,11 @@ enum frec_gap_kind {
 };
 
 /* trigger.flags */
-#define FREC_TRIGGER_SUPPRESSED	(1u << 0)	/* within its cooldown or rate limit */
+/* Not a firing that took a snapshot: an aggregate of the firings that came
+ * during a trigger's delay, its cooldown or past its rate limit, one per
+ * trigger per generation: ts is the first of them, value the worst (largest),
+ * tid/tgid the worst one's thread, count how many. */
+#define FREC_TRIGGER_SUPPRESSED	(1u << 0)
 
 /*
  * One event. Which union member is valid depends on type. Strings point into
@@ -105,6 +109,7 @@ struct frec_event {
 			__u32 id;	/* the generation's trigger table */
 			__u32 flags;	/* FREC_TRIGGER_* */
 			__u64 value;	/* what was measured, ns for durations */
+			__u64 count;	/* 1; firings aggregated when SUPPRESSED */
 		} trigger;	/* FREC_EV_TRIGGER; the thread it fired on is tid/tgid */
 		struct {
 			__u32 kstack;	/* stack table index + 1, 0 = none */
@@ -142,6 +147,14 @@ struct frec_probe_info {
 	const char *build_id;	/* hex, "" when the file has none */
 	__u64 offset;		/* offset within func (uprobe), else 0 */
 	__u32 nargs;		/* integer arguments recorded at entry */
+};
+
+/* A trigger as a generation names it (summary section 6). */
+struct frec_trigger_info {
+	__u32 id;		/* events carry it in trigger.id */
+	__u32 kind;		/* enum frec_trigger_kind */
+	const char *name;	/* name=, else the spec */
+	const char *spec;	/* as the user wrote it */
 };
 
 /* Names of types as the kernel's tracepoints and frec dump use them:

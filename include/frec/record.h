@@ -135,6 +135,42 @@ struct frec_rec_probe {
 	__s64 ret;		/* FREC_EV_URETPROBE only */
 };
 
+/*
+ * Triggers (--trigger SPEC): conditions evaluated on the events frec records.
+ * Ids are 1..FREC_MAX_TRIGGERS; 0 is never a valid id. The kinds are part of
+ * the file format (the trigger table, docs/FORMAT.md): never reuse one.
+ */
+#define FREC_MAX_TRIGGERS	32
+
+enum frec_trigger_kind {
+	FREC_TRIG_RUNQ	 = 1,	/* runq>DUR: waking to switch-in (BPF) */
+	FREC_TRIG_OFFCPU = 2,	/* offcpu>DUR: blocked switch-out to switch-in (BPF) */
+	FREC_TRIG_ONCPU	 = 3,	/* oncpu>DUR: switch-in to switch-out (BPF, and frecd's tick) */
+	FREC_TRIG_FUNC	 = 4,	/* func:PATH:FUNC>DUR: entry to return (BPF) */
+	FREC_TRIG_PROBE	 = 5,	/* probe:SPEC: a probe fired (BPF) */
+	FREC_TRIG_LOST	 = 6,	/* lost: records were lost (frecd) */
+	FREC_TRIG_MANUAL = 7,	/* manual:NAME: `frec trigger NAME` (frecd) */
+	FREC_TRIG__MAX
+};
+
+/*
+ * A trigger's condition held (FREC_EV_TRIGGER). h.tid/h.tgid is the current
+ * thread; pid/tgid/comm the thread the condition held for (for runq, the
+ * thread switched in, which is not current at sched_switch). The programs
+ * write one and force a wakeup, unless the trigger is in its cooldown
+ * (struct frec_trigger_state, bpf/trigger.h); frecd writes those of lost,
+ * manual and a still-running oncpu itself.
+ */
+struct frec_rec_trigger {
+	struct frec_rec_hdr h;
+	__u32 trigger_id;	/* 1..FREC_MAX_TRIGGERS */
+	__u32 pid;
+	__u32 tgid;
+	__u32 flags;		/* FREC_TRIGGER_* (event.h); 0 from the programs */
+	__u64 value;		/* what was measured: ns for durations */
+	char comm[FREC_COMM_LEN];
+};
+
 /* Counters the BPF side keeps per CPU, in a BPF_MAP_TYPE_PERCPU_ARRAY. */
 enum frec_counter {
 	FREC_CNT_DROPPED = 0,	/* bpf_ringbuf_reserve() failed */

@@ -116,6 +116,21 @@ int frec_recorder__seed_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid,
 /* The probe table; copied. Each generation names the probes it mentions. */
 int frec_recorder__set_probes(struct frec_recorder *rec, const struct frec_probe_info *probes, size_t n);
 
+/* The trigger table; copied. Each generation names the triggers it
+ * mentions (summary section 6). */
+int frec_recorder__set_triggers(struct frec_recorder *rec, const struct frec_trigger_info *t,
+				size_t n);
+/*
+ * A firing of trigger id that took no snapshot (during its delay, its
+ * cooldown or past its rate limit), count of them, the first at ts: added
+ * to the open generation's aggregate for id, which seal writes as one
+ * FREC_EV_TRIGGER event with FREC_TRIGGER_SUPPRESSED (ts: the first firing,
+ * stamped no earlier than the generation's start; value: the worst, with
+ * its thread). 0, -EINVAL (unknown id).
+ */
+int frec_recorder__add_suppressed(struct frec_recorder *rec, __u32 id, __u32 tid, __u32 tgid,
+				  __u64 ts, __u64 value, __u64 count);
+
 /* Seal the open generation if period_ns has passed since it opened (now is
  * CLOCK_BOOTTIME ns), then evict by age and bytes. Returns 1 if it sealed. */
 int frec_recorder__tick(struct frec_recorder *rec, __u64 now);

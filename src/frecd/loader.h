@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "frecd/options.h"
+#include "../../bpf/trigger.h"
 
 #define FRECD_KERNEL_BTF	"/sys/kernel/btf/vmlinux"
 
@@ -32,6 +33,11 @@ struct frecd_bpf_opts {
 	bool wakeup;			/* also sched_wakeup */
 	enum frecd_attach attach;
 	const char *btf_path;		/* --btf, NULL for the kernel's */
+	/* --trigger: the armed triggers, index id - 1 (kind 0: unused), as
+	 * bpf_triggers.h builds them; ntriggers 0: none, and no trigger code
+	 * is loaded. The kinds armed are knobs: see set_triggers(). */
+	const struct frec_trigger_bpf *triggers;
+	__u32 ntriggers;
 };
 
 struct frecd_bpf;
@@ -58,6 +64,34 @@ void frecd_bpf__destroy(struct frecd_bpf *b);
  */
 int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
 			  char *err, size_t errlen);
+/*
+ * A reload's new triggers (the same shape as in opts). The table is written
+ * in place when the kinds armed stay the same; otherwise a new set of
+ * programs is loaded and swapped in, as set_filter() does (and leaves a
+ * hole last_swap() reports). Per-trigger state of ids whose spec changed is
+ * the caller's to reset (reset_trigger()). On failure the old set stays.
+ * 0, or -errno with the cause in err. Loop's thread.
+ */
+int frecd_bpf__set_triggers(struct frecd_bpf *b, const struct frec_trigger_bpf *t, __u32 n,
+			    char *err, size_t errlen);
+/*
+ * The programs' per-trigger state, n entries (index id - 1), for the loop
+ * to turn into suppressed aggregates: the suppressed count is cumulative;
+ * after reading, an entry whose supp_first_ts was set has supp_first_ts
+ * and supp_worst set back to 0 (a firing between the read and the reset
+ * loses only its first/worst, never its count). 0 or -errno. Loop's thread.
+ */
+int frecd_bpf__take_trigger_state(struct frecd_bpf *b, struct frec_trigger_state *st, __u32 n);
+/* Zero trigger id's state (a reload gave the id another spec). */
+int frecd_bpf__reset_trigger(struct frecd_bpf *b, __u32 id);
+/* Who runs on each CPU since when (struct frec_oncpu, bpf/trigger.h), for
+ * oncpu triggers; *n CPUs in out (at most the rings). -ENOENT when no oncpu
+ * trigger is armed. Loop's thread. */
+int frecd_bpf__read_oncpu(struct frecd_bpf *b, struct frec_oncpu *out, size_t *n);
+/* The triggers table and state maps, for the probes' object (reuse_fd). */
+int frecd_bpf__triggers_fd(const struct frecd_bpf *b);
+int frecd_bpf__trigger_state_fd(const struct frecd_bpf *b);
+
 /* The hole the last set_filter() left by swapping programs, CLOCK_BOOTTIME
  * ns: from before the old set's detach to after a set was attached again
  * (or the attempt ended); both 0 when it swapped none. */

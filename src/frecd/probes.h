@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <frec/event.h>
+#include "../../bpf/trigger.h"
 
 struct frec_probes;
 
@@ -29,6 +30,13 @@ struct frec_probes_attach_opts {
 	__u32 nargs;		/* --probe-args, 0..FREC_MAX_PROBE_ARGS */
 	int verbose;
 	__u64 ring_bytes;	/* each ring's size, for the wakeup threshold */
+	/* --trigger: the armed triggers (index id - 1, as in frecd_bpf_opts)
+	 * and frecd's maps for them; func and probe triggers name their
+	 * probes by frec_probes__find()'s ids. ntriggers 0: none. */
+	const struct frec_trigger_bpf *triggers;
+	__u32 ntriggers;
+	int triggers_fd;
+	int trigger_state_fd;
 };
 
 struct frec_probes *frec_probes__new(void);
@@ -39,6 +47,11 @@ void frec_probes__free(struct frec_probes *p);
  * fix written to err (a usage error: frecd exits 2). */
 int frec_probes__add_spec(struct frec_probes *p, const char *spec, char *err, size_t errlen);
 size_t frec_probes__count(const struct frec_probes *p);
+/* The ids of a spec added before (compared as written): *entry_id the
+ * entry (uprobe, usdt, or func's entry), *return_id func's or a uretprobe's
+ * return (0 when none). Ids are fixed by add_spec(). 0 or -ENOENT. */
+int frec_probes__find(const struct frec_probes *p, const char *spec, __u32 *entry_id,
+		      __u32 *return_id);
 
 /* Load probe.bpf.o and attach every probe; on any failure nothing stays
  * attached. 0, or -errno with the cause and the fix in err (exit 1). */

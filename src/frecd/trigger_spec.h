@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The syntax of one --trigger SPEC (frecd(8), "Triggers"):
+ *   runq>DUR | offcpu>DUR | oncpu>DUR | func:PATH:FUNC>DUR | probe:PROBESPEC
+ *   | lost | manual:NAME
+ * then, after commas, any of comm=NAME, pid=PID, cgroup=PATH (refused until
+ * frec knows cgroups), delay=DUR, cooldown=DUR, max=N/h or max=N/d,
+ * name=NAME. DUR is a number with us, ms or s ("0" alone needs none).
+ * Only the text is checked here; frecd resolves func: and probe: probes.
+ *
+ * Threads: pure parsing, any thread.
+ */
+#ifndef FRECD_TRIGGER_SPEC_H
+#define FRECD_TRIGGER_SPEC_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include <frec/record.h>
+
+#define TRIGGER_DEFAULT_DELAY_NS	1000000000ull	/* 1 s */
+#define TRIGGER_DEFAULT_COOLDOWN_NS	10000000000ull	/* 10 s */
+#define TRIGGER_DEFAULT_MAX		6		/* per hour */
+
+struct trigger_spec {
+	enum frec_trigger_kind kind;
+	__u64 threshold_ns;	/* runq, offcpu, oncpu, func */
+	const char *probe;	/* func: "func:PATH:FUNC"; probe: the probe spec */
+	const char *manual;	/* manual: NAME */
+	char comm[FREC_COMM_LEN]; /* comm=, "" for any */
+	__u32 pid;		/* pid=, 0 for any */
+	__u64 delay_ns;
+	__u64 cooldown_ns;
+	__u32 max_count;	/* max=N/... */
+	__u64 max_period_ns;	/* one hour or one day */
+	const char *name;	/* name=, else the whole spec */
+	const char *spec;	/* as written */
+	char *buf_;		/* the strings above point into it */
+};
+
+/* 0, or -EINVAL with "trigger 'SPEC': cause: fix" in err. */
+int trigger_spec__parse(const char *text, struct trigger_spec *ts, char *err, size_t errlen);
+void trigger_spec__free(struct trigger_spec *ts);
+
+const char *trigger_kind__name(enum frec_trigger_kind kind);
+
+#endif /* FRECD_TRIGGER_SPEC_H */
