@@ -72,6 +72,8 @@ struct frec_recorder_stats {
 					 * sealed: written as lost at their time */
 	__u64 gaps;			/* gap events written (add_gap) */
 	__u64 gaps_unstored;		/* gaps that found no room */
+	__u64 suppressed;		/* suppressed-trigger aggregates written at seals */
+	__u64 suppressed_unstored;	/* aggregates that found no room at their seal */
 };
 
 struct frec_recorder;
@@ -117,7 +119,8 @@ int frec_recorder__seed_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid,
 int frec_recorder__set_probes(struct frec_recorder *rec, const struct frec_probe_info *probes, size_t n);
 
 /* The trigger table; copied. Each generation names the triggers it
- * mentions (summary section 6). */
+ * mentions (summary section 6). Ids 1..FREC_MAX_TRIGGERS, each once, at
+ * most FREC_MAX_TRIGGERS entries: else -EINVAL. 0, -EINVAL, -ENOMEM. */
 int frec_recorder__set_triggers(struct frec_recorder *rec, const struct frec_trigger_info *t,
 				size_t n);
 /*
@@ -125,8 +128,10 @@ int frec_recorder__set_triggers(struct frec_recorder *rec, const struct frec_tri
  * cooldown or past its rate limit), count of them, the first at ts: added
  * to the open generation's aggregate for id, which seal writes as one
  * FREC_EV_TRIGGER event with FREC_TRIGGER_SUPPRESSED (ts: the first firing,
- * stamped no earlier than the generation's start; value: the worst, with
- * its thread). 0, -EINVAL (unknown id).
+ * stamped no earlier than the generation's start nor later than the seal;
+ * value: the worst, with its thread; cpu FREC_CPU_UNKNOWN). An aggregate
+ * that finds no room at its seal is counted in stats.suppressed_unstored.
+ * 0 (count 0 adds nothing), -EINVAL (an id not in the trigger table).
  */
 int frec_recorder__add_suppressed(struct frec_recorder *rec, __u32 id, __u32 tid, __u32 tgid,
 				  __u64 ts, __u64 value, __u64 count);

@@ -57,6 +57,7 @@ struct frec_gen_info {
 					 * as they are read */
 	__u64 raw_bytes;		/* uncompressed payload bytes */
 	__u64 file_bytes;		/* bytes of the block in the file */
+	__u32 ntriggers;		/* entries of the trigger table (section 6) */
 };
 
 struct frec_reader;
@@ -95,6 +96,10 @@ const struct frec_process *frec_gen__process(const struct frec_gen *g, __u32 tgi
 const struct frec_process *frec_gen__process_at(const struct frec_gen *g, __u32 i);
 const struct frec_probe_info *frec_gen__probe(const struct frec_gen *g, __u32 id);
 const struct frec_probe_info *frec_gen__probe_at(const struct frec_gen *g, __u32 i);
+/* The trigger table (section 6): by the id trigger events carry, NULL if
+ * not named; by index, below info->ntriggers. */
+const struct frec_trigger_info *frec_gen__trigger(const struct frec_gen *g, __u32 id);
+const struct frec_trigger_info *frec_gen__trigger_at(const struct frec_gen *g, __u32 i);
 
 /* Words for the frec-specific errors above, strerror() for the rest. */
 const char *frec_strerror(int err);

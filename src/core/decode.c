@@ -49,6 +49,7 @@ static const size_t rec_size[FREC_EV__MAX] = {
 	[FREC_EV_UPROBE]	   = sizeof(struct frec_rec_probe),
 	[FREC_EV_URETPROBE]	   = sizeof(struct frec_rec_probe),
 	[FREC_EV_USDT]		   = sizeof(struct frec_rec_probe),
+	[FREC_EV_TRIGGER]	   = sizeof(struct frec_rec_trigger),
 };
 
 #define FIELD(data, type, f, dst) \
@@ -156,6 +157,20 @@ int record_decode(const void *data, size_t len, struct frec_event *ev, struct re
 		ev->probe.ret = 0;
 		if (h.type == FREC_EV_URETPROBE)
 			FIELD(data, struct frec_rec_probe, ret, ev->probe.ret);
+		break;
+	case FREC_EV_TRIGGER:
+		/* The event's thread is the one the condition held for (for
+		 * runq, the thread switched in), not the one current when it
+		 * was measured: that is whom the snapshot is about. */
+		FIELD(data, struct frec_rec_trigger, trigger_id, ev->trigger.id);
+		if (!ev->trigger.id || ev->trigger.id > FREC_MAX_TRIGGERS)
+			return -EINVAL;
+		FIELD(data, struct frec_rec_trigger, pid, ev->tid);
+		FIELD(data, struct frec_rec_trigger, tgid, ev->tgid);
+		FIELD(data, struct frec_rec_trigger, flags, ev->trigger.flags);
+		FIELD(data, struct frec_rec_trigger, value, ev->trigger.value);
+		ev->trigger.count = 1;
+		NAME_A(data, struct frec_rec_trigger, pid, tgid, comm);
 		break;
 	}
 	return 0;

@@ -91,6 +91,10 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 		g->str_hash[g->str_slot[i]] = 0;
 	g->nstr = 0;
 	g->str_used = 0;
+	if (g->has_supp) {
+		memset(g->supp, 0, sizeof(g->supp));
+		g->has_supp = false;
+	}
 }
 
 /*
@@ -272,6 +276,7 @@ static uint8_t *put_ext_body(uint8_t *p, const struct frec_event *ev)
 		b = put_varint(b, ev->trigger.id);
 		b = put_varint(b, ev->trigger.flags);
 		b = put_varint(b, ev->trigger.value);
+		b = put_varint(b, ev->trigger.count);
 		break;
 	case FREC_EV_GAP:
 		b = put_varint(b, ev->gap.kind);
@@ -425,6 +430,11 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 		p = put_varint(p, ev->stack.ustack);
 		break;
 	case FREC_EV_TRIGGER:
+		if (ev->trigger.id && ev->trigger.id <= FREC_MAX_TRIGGERS &&
+		    r->trig_by_id[ev->trigger.id])
+			r->triggers[r->trig_by_id[ev->trigger.id] - 1].stamp = g->stamp;
+		p = put_ext_body(p, ev);
+		break;
 	case FREC_EV_GAP:
 		p = put_ext_body(p, ev);
 		break;

@@ -46,6 +46,7 @@
 #define PROC_MIN_BYTES		3		/* tgid, cmdline */
 #define PROBE_MIN_BYTES		12		/* id, kind, 4 strs, offset, nargs */
 #define STR_MIN_BYTES		2
+#define TRIGGER_MIN_BYTES	6		/* section 6: id, kind, 2 strs */
 
 /* Encoded events (the last section of a block's payload). */
 #define EV_TYPE_MASK		0x0f		/* tag bits 0-3 */
@@ -102,7 +103,7 @@
 
 /* Largest encoded event: tag, cpu, ts, info, thread, probe id, 6 args, ret.
  * (A lost event with its span, 47 bytes, and the extended types, at most
- * 1 + 5 + 5 + 10 + 1 + 5 + 1 + 25, are smaller.) */
+ * 1 + 5 + 5 + 10 + 1 + 5 + 1 + 30 (a trigger), are smaller.) */
 #define EV_MAX_BYTES		(1 + 5 + 10 + 1 + 5 + 5 + 6 * 10 + 10)
 
 /* prev_state code: 0 -> 0, c in 1..13 -> 1 << (c - 1), 14 -> TASK_IDLE. */

@@ -233,6 +233,10 @@ static int ext_body(struct frec_event *ev, const uint8_t *p, const uint8_t *end)
 		EV32(ev->trigger.id);
 		EV32(ev->trigger.flags);
 		EV64(ev->trigger.value);
+		/* Drafts of version 2 ended the body here: one firing. */
+		ev->trigger.count = 1;
+		if (p < end)
+			EV64(ev->trigger.count);
 		break;
 	case FREC_EV_GAP:
 		EV32(ev->gap.kind);

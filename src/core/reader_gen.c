@@ -48,6 +48,37 @@ static int section_parents(struct frec_gen *g, const uint8_t *p, const uint8_t *
 	return p == end ? 0 : -EBADMSG;
 }
 
+/* Section "triggers": n, then n x (id, kind, name, spec). The table grows
+ * with the entries parsed; a second entry for an id is kept but not found
+ * by id. */
+static int section_triggers(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
+{
+	uint32_t n;
+
+	V32(n);
+	if (n > (size_t)(end - p) / TRIGGER_MIN_BYTES)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		struct frec_trigger_info *t;
+
+		if (grow(&g->trigs, &g->trigs_cap, i + 1, sizeof(*g->trigs)))
+			return -ENOMEM;
+		t = &g->trigs[i];
+		V32(t->id);
+		V32(t->kind);
+		STR(t->name);
+		STR(t->spec);
+	}
+	if (p != end)
+		return -EBADMSG;
+	if (map_reset(&g->trmap, n))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		map_add(&g->trmap, g->trigs[i].id, i);
+	g->info.ntriggers = n;
+	return 0;
+}
+
 /* Parse a block's uncompressed payload: the event stream (events_len
  * bytes), then the summary and tables. */
 int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t events_len)
@@ -155,10 +186,13 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 	}
 	for (uint32_t i = 0; i < nprocs; i++)
 		g->procs[i].ppid = 0;
+	if (g->trmap.cap)	/* no section 6: no triggers */
+		memset(g->trmap.vals, 0xff, g->trmap.cap * sizeof(*g->trmap.vals));
 	/* Version 1 ends here (and later bytes are ignored); version 2 lists
 	 * its sections, each skipped unless known. */
 	if (g->version >= 2) {
 		uint32_t nsec, id, n;
+		int err;
 
 		V32(nsec);
 		for (uint32_t k = 0; k < nsec; k++) {
@@ -171,6 +205,8 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 			sec_end = p + n;
 			if (id == SECTION_PROCESS_PARENTS && section_parents(g, p, sec_end))
 				return -EBADMSG;
+			if (id == SECTION_TRIGGERS && (err = section_triggers(g, p, sec_end)))
+				return err == -ENOMEM ? err : -EBADMSG;
 			p = sec_end;
 		}
 	}
@@ -194,11 +230,13 @@ void gen_free(struct frec_gen *g)
 	free(g->dup);
 	free(g->procs);
 	free(g->probes);
+	free(g->trigs);
 	free(g->strs);
 	free(g->cur);
 	map_free(&g->tmap);
 	map_free(&g->pmap);
 	map_free(&g->prmap);
+	map_free(&g->trmap);
 }
 
 const struct frec_gen_info *frec_gen__info(const struct frec_gen *g)
@@ -240,4 +278,16 @@ const struct frec_probe_info *frec_gen__probe(const struct frec_gen *g, __u32 id
 const struct frec_probe_info *frec_gen__probe_at(const struct frec_gen *g, __u32 i)
 {
 	return i < g->info.nprobes ? &g->probes[i] : NULL;
+}
+
+const struct frec_trigger_info *frec_gen__trigger(const struct frec_gen *g, __u32 id)
+{
+	uint32_t i = map_get(&g->trmap, id);
+
+	return i == NONE ? NULL : &g->trigs[i];
+}
+
+const struct frec_trigger_info *frec_gen__trigger_at(const struct frec_gen *g, __u32 i)
+{
+	return i < g->info.ntriggers ? &g->trigs[i] : NULL;
 }

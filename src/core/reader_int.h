@@ -37,12 +37,14 @@ struct frec_gen {
 	size_t procs_cap;
 	struct frec_probe_info *probes;
 	size_t probes_cap;
+	struct frec_trigger_info *trigs;	/* section 6 */
+	size_t trigs_cap;
 	const char **strs;
 	uint32_t nstr;
 	size_t strs_cap;
 	uint32_t *cur;		/* per CPU: running thread index */
 	size_t cur_cap;
-	struct u32map tmap, pmap, prmap;
+	struct u32map tmap, pmap, prmap, trmap;
 	const uint8_t *p, *end;
 	uint64_t left;
 	uint64_t prev_ts;

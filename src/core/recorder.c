@@ -50,6 +50,7 @@ static void rec_destroy(struct frec_recorder *r)
 	free(r->exits);
 	free(r->probes);
 	free(r->probe_strs);
+	free(r->trigger_strs);
 	free(r->stage);
 	free(r);
 }
@@ -261,17 +262,15 @@ static int push_room(struct frec_recorder *r)
 	return 0;
 }
 
-/* Store one event in the open generation, or -ENOSPC. */
-static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+/* Encode ev, for which there is room, and keep the counts and the task
+ * table. */
+static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
+		     const struct rec_names *nm)
 {
 	struct open_gen *g = &r->g;
 	uint32_t type = ev->type;
 	struct task *t;
 
-	if (unlikely(!g->open_ts))
-		g->open_ts = ev->ts ? ev->ts : 1;
-	if (unlikely(g->pos > g->lim) && push_room(r))
-		return -ENOSPC;
 	gen_encode(r, ev, nm);
 
 	g->nevents++;
@@ -283,7 +282,7 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const st
 	if (ev->ts > g->max_ts)
 		g->max_ts = ev->ts;
 	if (likely(type <= FREC_EV_SCHED_WAKEUP_NEW))
-		return 0;
+		return;
 
 	/* Task table upkeep after the event: the generation named the
 	 * thread as it was before it. */
@@ -308,6 +307,18 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const st
 		g->lost += ev->lost.count;
 		break;
 	}
+}
+
+/* Store one event in the open generation, or -ENOSPC. */
+static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+{
+	struct open_gen *g = &r->g;
+
+	if (unlikely(!g->open_ts))
+		g->open_ts = ev->ts ? ev->ts : 1;
+	if (unlikely(g->pos > g->lim) && push_room(r))
+		return -ENOSPC;
+	store_ev(r, ev, nm);
 	return 0;
 }
 
@@ -603,6 +614,110 @@ int frec_recorder__set_probes(struct frec_recorder *r, const struct frec_probe_i
 		if (probes[i].id < FREC_MAX_PROBES)
 			r->probe_by_id[probes[i].id] = (uint16_t)(i + 1);
 	return 0;
+}
+
+int frec_recorder__set_triggers(struct frec_recorder *r, const struct frec_trigger_info *t,
+				size_t n)
+{
+	uint8_t by_id[FREC_MAX_TRIGGERS + 1] = { 0 };
+	struct trigger_ent ents[FREC_MAX_TRIGGERS];
+	size_t bytes = 0;
+	char *strs, *sp;
+
+	if (n > FREC_MAX_TRIGGERS || (n && !t))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].id || t[i].id > FREC_MAX_TRIGGERS || by_id[t[i].id])
+			return -EINVAL;
+		by_id[t[i].id] = (uint8_t)(i + 1);
+		bytes += str_size(t[i].name) + str_size(t[i].spec);
+	}
+	strs = malloc(bytes ? bytes : 1);
+	if (!strs)
+		return -ENOMEM;
+	sp = strs;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t old = r->trig_by_id[t[i].id];
+
+		ents[i].info = t[i];
+		ents[i].info.name = str_put(&sp, t[i].name);
+		ents[i].info.spec = str_put(&sp, t[i].spec);
+		/* A trigger the open generation already mentioned stays named. */
+		ents[i].stamp = old ? r->triggers[old - 1].stamp : 0;
+	}
+	free(r->trigger_strs);
+	r->trigger_strs = strs;
+	memcpy(r->triggers, ents, n * sizeof(*ents));
+	memcpy(r->trig_by_id, by_id, sizeof(by_id));
+	r->ntriggers = (uint32_t)n;
+	return 0;
+}
+
+int frec_recorder__add_suppressed(struct frec_recorder *r, __u32 id, __u32 tid, __u32 tgid,
+				  __u64 ts, __u64 value, __u64 count)
+{
+	struct supp_agg *a;
+
+	if (!id || id > FREC_MAX_TRIGGERS || !r->trig_by_id[id])
+		return -EINVAL;
+	if (!count)
+		return 0;
+	a = &r->g.supp[id];
+	if (!a->count || ts < a->first_ts)
+		a->first_ts = ts;
+	if (!a->count || value > a->worst) {
+		a->worst = value;
+		a->tid = tid;
+		a->tgid = tgid;
+	}
+	a->count = count > UINT64_MAX - a->count ? UINT64_MAX : a->count + count;
+	r->g.has_supp = true;
+	return 0;
+}
+
+/*
+ * The seal is under way, so an event can no longer make room by sealing:
+ * each aggregate takes a fresh chunk when the tail cannot hold a largest
+ * event, and one entry of the thread table. One that finds neither is
+ * counted (suppressed_unstored), never dropped silently.
+ */
+void rec_put_suppressed(struct frec_recorder *r, uint64_t now)
+{
+	struct open_gen *g = &r->g;
+
+	if (!g->has_supp)
+		return;
+	if (!g->open_ts)
+		g->open_ts = now ? now : 1;
+	for (uint32_t id = 1; id <= FREC_MAX_TRIGGERS; id++) {
+		const struct supp_agg *a = &g->supp[id];
+		struct frec_event ev;
+
+		if (!a->count)
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		ev.type = FREC_EV_TRIGGER;
+		ev.cpu = FREC_CPU_UNKNOWN;
+		ev.tid = a->tid;
+		ev.tgid = a->tgid;
+		/* Within the generation, whatever the caller's clock said:
+		 * not before its start (nor the last seal), not after now. */
+		ev.ts = gen_stamp(r, a->first_ts, now);
+		ev.trigger.id = id;
+		ev.trigger.flags = FREC_TRIGGER_SUPPRESSED;
+		ev.trigger.value = a->worst;
+		ev.trigger.count = a->count;
+		if (g->nthreads + 1 > g->thread_cap ||
+		    ((g->head == CHUNK_NONE || g->pos > r->pool.chunk_bytes - EV_MAX_BYTES) &&
+		     gen_new_chunk(r))) {
+			r->st.suppressed_unstored++;
+			continue;
+		}
+		store_ev(r, &ev, NULL);
+		r->st.suppressed++;
+	}
+	memset(g->supp, 0, sizeof(g->supp));
+	g->has_supp = false;
 }
 
 /* Owed lost events, at a tick or a seal: paid when there is room for

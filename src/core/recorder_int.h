@@ -44,6 +44,15 @@ struct gen_thread {
 	char comm[FREC_COMM_LEN];
 };
 
+/* The firings of one trigger that took no snapshot, in the open generation
+ * (frec_recorder__add_suppressed); seal writes it as one event. */
+struct supp_agg {
+	uint64_t count;		/* 0: none */
+	uint64_t first_ts;
+	uint64_t worst;
+	uint32_t tid, tgid;	/* the worst one's thread */
+};
+
 /* The generation being recorded. */
 struct open_gen {
 	uint64_t seq;
@@ -77,6 +86,9 @@ struct open_gen {
 	uint64_t unstored_total;
 	/* ... and when they were lost, where known (0: not known). */
 	uint64_t *unstored_first, *unstored_last;
+	/* Suppressed firings per trigger id (index id; 0 unused). */
+	struct supp_agg supp[FREC_MAX_TRIGGERS + 1];
+	bool has_supp;
 
 	char *str_arena;
 	uint32_t str_used;
@@ -101,6 +113,11 @@ struct sealed_gen {
 
 struct probe_ent {
 	struct frec_probe_info info;
+	uint32_t stamp;		/* mentioned by the generation with this stamp */
+};
+
+struct trigger_ent {
+	struct frec_trigger_info info;
 	uint32_t stamp;		/* mentioned by the generation with this stamp */
 };
 
@@ -173,6 +190,11 @@ struct frec_recorder {
 	char *probe_strs;
 	uint16_t probe_by_id[FREC_MAX_PROBES];	/* index + 1, for small ids */
 
+	struct trigger_ent triggers[FREC_MAX_TRIGGERS];
+	uint32_t ntriggers;
+	char *trigger_strs;
+	uint8_t trig_by_id[FREC_MAX_TRIGGERS + 1];	/* index + 1, 0 = none */
+
 	uint8_t *stage;
 
 	struct frec_recorder_stats st;
@@ -201,6 +223,10 @@ static inline uint64_t gen_raw_bytes(const struct open_gen *g)
  * known), into the stream's next lost events. */
 void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count, uint64_t first,
 		  uint64_t last);
+
+/* recorder.c, for seal.c: write the open generation's suppressed-trigger
+ * aggregates as events, at the seal at now, without sealing. */
+void rec_put_suppressed(struct frec_recorder *r, uint64_t now);
 
 /* Where lost and gap events that began at first are stamped: not before
  * the open generation's start, nor after now (the event that carries them). */

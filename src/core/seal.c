@@ -119,11 +119,44 @@ static void put_cstr(struct sink *s, const char *str)
 	put_s(s, str ? str : "", str ? strlen(str) : 0);
 }
 
+/* Section 6, the triggers the generation mentions: its length first, so
+ * the section is staged whole (at most 32 entries of two strings) in a
+ * second pass over the table. */
+static void put_triggers(struct sink *s, uint32_t ntrig)
+{
+	const struct frec_recorder *r = s->r;
+	uint32_t stamp = r->g.stamp;
+	uint64_t len = varint_len(ntrig);
+
+	for (uint32_t i = 0; i < r->ntriggers; i++) {
+		const struct frec_trigger_info *t = &r->triggers[i].info;
+		size_t nl = strlen(t->name), sl = strlen(t->spec);
+
+		if (r->triggers[i].stamp != stamp)
+			continue;
+		len += varint_len(t->id) + varint_len(t->kind) + varint_len(nl) + nl + 1 +
+		       varint_len(sl) + sl + 1;
+	}
+	put_v(s, SECTION_TRIGGERS);
+	put_v(s, len);
+	put_v(s, ntrig);
+	for (uint32_t i = 0; i < r->ntriggers; i++) {
+		const struct frec_trigger_info *t = &r->triggers[i].info;
+
+		if (r->triggers[i].stamp != stamp)
+			continue;
+		put_v(s, t->id);
+		put_v(s, t->kind);
+		put_cstr(s, t->name);
+		put_cstr(s, t->spec);
+	}
+}
+
 static void write_tables(struct sink *s, uint64_t end_ts)
 {
 	struct frec_recorder *r = s->r;
 	struct open_gen *g = &r->g;
-	uint32_t nprocs = 0, nprobes = 0;
+	uint32_t nprocs = 0, nprobes = 0, ntrig = 0;
 
 	/* Processes of the threads named, where a cmdline is known. */
 	for (uint32_t i = 0; i < g->nthreads; i++) {
@@ -136,6 +169,8 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	}
 	for (uint32_t i = 0; i < r->nprobes; i++)
 		nprobes += r->probes[i].stamp == g->stamp;
+	for (uint32_t i = 0; i < r->ntriggers; i++)
+		ntrig += r->triggers[i].stamp == g->stamp;
 
 	put_v(s, g->seq);
 	put_v(s, g->min_ts);
@@ -179,8 +214,11 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	}
 	for (uint32_t i = 0; i < g->nstr; i++)
 		put_s(s, g->str_arena + g->str_off[i], g->str_len[i]);
-	/* Version 2: the sections (docs/FORMAT.md); none is written yet. */
-	put_v(s, 0);
+	/* Version 2: the sections (docs/FORMAT.md), in increasing id order;
+	 * only the triggers' is written yet, when the generation mentions one. */
+	put_v(s, ntrig ? 1 : 0);
+	if (ntrig)
+		put_triggers(s, ntrig);
 	stage_flush(s);
 }
 
@@ -213,11 +251,15 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	struct open_gen *g = &r->g;
 	struct sink s = { .r = r, .head = CHUNK_NONE, .tail = CHUNK_NONE };
 	struct sealed_gen *sg;
-	uint64_t end_ts = now > g->max_ts ? now : g->max_ts;
-	uint64_t events_len = gen_raw_bytes(g), payload_len, lost_known = 0;
+	uint64_t end_ts, events_len, payload_len, lost_known = 0;
 	uint8_t *bh;
 	int err;
 
+	/* The firings triggers suppressed are events of this generation: the
+	 * last ones it takes. */
+	rec_put_suppressed(r, now);
+	end_ts = now > g->max_ts ? now : g->max_ts;
+	events_len = gen_raw_bytes(g);
 	if (!g->nevents) {
 		g->open_ts = now;
 		window_evict(r, now);

@@ -23,6 +23,18 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Bytes put_varint() writes for v. */
+static inline unsigned varint_len(uint64_t v)
+{
+	unsigned n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 static inline uint64_t zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

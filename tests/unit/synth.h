@@ -242,6 +242,23 @@ static inline int synth_probe(struct frec_recorder *rec, __u16 type, __u64 ts, _
 	return frec_recorder__push(rec, &r, sizeof(r));
 }
 
+/* A trigger's ring record: current thread tid/tgid, subject pid/ptgid/comm. */
+static inline int synth_trigger(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 tid,
+				__u32 tgid, __u32 id, __u32 pid, __u32 ptgid, const char *comm,
+				__u64 value)
+{
+	struct frec_rec_trigger r;
+
+	memset(&r, 0, sizeof(r));
+	synth_hdr(&r.h, ts, cpu, tid, tgid, FREC_EV_TRIGGER, sizeof(r));
+	r.trigger_id = id;
+	r.pid = pid;
+	r.tgid = ptgid;
+	r.value = value;
+	synth_comm(r.comm, comm);
+	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
 /* Seal at now, pin, write dir/name (reason "synth"), unpin: 0 or -errno. */
 static inline int synth_write(struct frec_recorder *rec, const char *dir, const char *name,
 			      __u64 now)
@@ -507,6 +524,7 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 		ev->trigger.id = (__u32)synth_rand_u64(s);
 		ev->trigger.flags = synth_below(s, 2);
 		ev->trigger.value = synth_rand_u64(s);
+		ev->trigger.count = synth_below(s, 2) ? 1 : synth_rand_u64(s);
 		break;
 	case FREC_EV_GAP:
 		if (synth_below(s, 2))
@@ -569,7 +587,7 @@ static inline int synth_event_eq(const struct frec_event *a, const struct frec_e
 		return a->stack.kstack == b->stack.kstack && a->stack.ustack == b->stack.ustack;
 	case FREC_EV_TRIGGER:
 		return a->trigger.id == b->trigger.id && a->trigger.flags == b->trigger.flags &&
-		       a->trigger.value == b->trigger.value;
+		       a->trigger.value == b->trigger.value && a->trigger.count == b->trigger.count;
 	case FREC_EV_GAP:
 		return a->gap.kind == b->gap.kind && a->gap.first_ts == b->gap.first_ts &&
 		       a->gap.last_ts == b->gap.last_ts;
