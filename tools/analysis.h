@@ -92,5 +92,6 @@ extern const struct frec_analysis_ops frec_analysis_cpu_time;	/* analysis_cpu_ti
 extern const struct frec_analysis_ops frec_analysis_runqlat;	/* analysis_runqlat.c */
 extern const struct frec_analysis_ops frec_analysis_calls;	/* analysis_calls.c */
 extern const struct frec_analysis_ops frec_analysis_losses;	/* analysis_losses.c */
+extern const struct frec_analysis_ops frec_analysis_triggers;	/* analysis_triggers.c */
 
 #endif /* FREC_TOOLS_ANALYSIS_H */

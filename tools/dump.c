@@ -43,7 +43,12 @@ void frec_dump__usage(FILE *f)
 		"                      (ns) when known\n"
 		"  gap                 reason first_ts last_ts: nothing recorded then (reload:\n"
 		"                      the programs were replaced)\n"
-		"  trigger, stack      (written by later versions) their ids and values\n"
+		"  trigger             name trigger_id tid pid comm value_ns suppressed count: a\n"
+		"                      trigger's condition held for thread tid (value_ns: what\n"
+		"                      was measured, ns for durations); suppressed=yes: count\n"
+		"                      firings that took no snapshot, the first at TS, the\n"
+		"                      worst (value_ns) on tid; cpu 4294967295 then\n"
+		"  stack               (written by later versions) its ids\n"
 		"\n"
 		"TS is CLOCK_BOOTTIME in seconds.nanoseconds. prev_state is printed as the\n"
 		"kernel prints it (R, S, D, R+, ...). Values hold no whitespace: spaces,\n"
@@ -51,7 +56,7 @@ void frec_dump__usage(FILE *f)
 		"\n"
 		"  -j, --json   one compact JSON object a line instead: \"ts\" (ns), \"cpu\",\n"
 		"               \"type\", then the same keys in the same order; prev_state is\n"
-		"               an integer, args an array of integers\n"
+		"               an integer, args an array of integers, suppressed a boolean\n"
 		"  -h, --help   this help\n");
 	frec_usage__exit_status(f);
 }
@@ -126,6 +131,31 @@ static void probe_fields(struct dumper *d, const struct frec_event *ev)
 		frec_out__char(d->o, ']');
 	if (ev->type == FREC_EV_URETPROBE)
 		kv_s64(d, "ret", ev->probe.ret);
+}
+
+/* name trigger_id tid pid comm value_ns suppressed count: the thread is the
+ * one the condition held for (none, tid 0 and comm "", for lost records
+ * and the like). */
+static void trigger_fields(struct dumper *d, const struct frec_event *ev)
+{
+	bool supp = ev->trigger.flags & FREC_TRIGGER_SUPPRESSED;
+	char buf[16];
+
+	kv_str(d, "name", frec_walk__trigger_name(d->w, ev->trigger.id, buf), 4096);
+	kv_u64(d, "trigger_id", ev->trigger.id);
+	kv_u64(d, "tid", ev->tid);
+	kv_u64(d, "pid", ev->tgid);
+	if (ev->tid || ev->tgid)
+		kv_comm(d, "comm", ev->tid, ev->cpu, d->sw0);
+	else
+		kv_str(d, "comm", "", 1);
+	kv_u64(d, "value_ns", ev->trigger.value);
+	key(d, "suppressed");
+	if (d->json)
+		frec_out__str(d->o, supp ? "true" : "false");
+	else
+		frec_out__str(d->o, supp ? "yes" : "no");
+	kv_u64(d, "count", ev->trigger.count);
 }
 
 static void dump_event(struct dumper *d, const struct frec_event *ev)
@@ -229,10 +259,7 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 		kv_u64(d, "last_ts", ev->gap.last_ts);
 		break;
 	case FREC_EV_TRIGGER:
-		kv_u64(d, "pid", ev->tid);
-		kv_u64(d, "trigger_id", ev->trigger.id);
-		kv_u64(d, "value", ev->trigger.value);
-		kv_u64(d, "suppressed", !!(ev->trigger.flags & FREC_TRIGGER_SUPPRESSED));
+		trigger_fields(d, ev);
 		break;
 	case FREC_EV_STACK:
 		kv_u64(d, "pid", ev->tid);

@@ -14,6 +14,8 @@
  *    generations); one that never returned is marked "unfinished". USDT and
  *    unpaired hits are instants there;
  *  - lost records are instants on their CPU's lane;
+ *  - a trigger's firing (or its suppressed ones) is an instant "trigger
+ *    NAME" on the thread it held for (global when it names none);
  *  - a broken switch chain (cpu_chain.h: the kernel reported no switch out
  *    of the thread switched in) ends that thread's running slice at its last
  *    event seen on the CPU, and an instant "switch chain break" on the CPU's
@@ -464,6 +466,34 @@ static void on_lost(struct cexport *x, const struct frec_event *ev)
 			 (unsigned long long)ev->lost.count);
 }
 
+/* A trigger's firing, or its suppressed ones: an instant on the thread
+ * the condition held for; one with no thread (lost records) is global. */
+static void on_trigger(struct cexport *x, const struct frec_event *ev)
+{
+	char buf[16], *name;
+	const char *tn = frec_walk__trigger_name(x->ew.w, ev->trigger.id, buf);
+	size_t n = strlen(tn) + sizeof("trigger ");
+
+	name = malloc(n);
+	if (!name) {
+		x->err = -ENOMEM;
+		return;
+	}
+	snprintf(name, n, "trigger %s", tn);
+	if (ev->tid || ev->tgid) {
+		name_thread(x, ev->tid);
+		instant_begin(x, name, "trigger", ev->ts, ev->tgid, ev->tid);
+	} else {
+		instant_scoped(x, name, "trigger", ev->ts, 0, 0, 'g');
+	}
+	frec_out__printf(x->ew.o, "\"trigger_id\":%u,\"value_ns\":%llu,\"count\":%llu,"
+			 "\"suppressed\":%s}}", ev->trigger.id,
+			 (unsigned long long)ev->trigger.value,
+			 (unsigned long long)ev->trigger.count,
+			 ev->trigger.flags & FREC_TRIGGER_SUPPRESSED ? "true" : "false");
+	free(name);
+}
+
 static int export_gen(struct cexport *x)
 {
 	const struct frec_event *ev;
@@ -499,6 +529,9 @@ static int export_gen(struct cexport *x)
 			break;
 		case FREC_EV_GAP:
 			on_gap(x, ev);
+			break;
+		case FREC_EV_TRIGGER:
+			on_trigger(x, ev);
 			break;
 		default:
 			break;

@@ -14,7 +14,8 @@
  *    compact_sched arrays, the other scheduler and task events as full
  *    FtraceEvents; a bundle following lost records has lost_events set
  *    (perfetto_ftrace.c, perfetto_tasks.c);
- *  - probe hits as TrackEvents on one track per thread (perfetto_slices.c).
+ *  - probe hits and trigger firings as TrackEvents on one track per thread
+ *    (perfetto_slices.c).
  * Last, the calls still open and the FtraceStats of the end, with the
  * records lost on each CPU.
  *
@@ -92,6 +93,9 @@ static int export_gen(struct pexport *x)
 			break;
 		case FREC_EV_GAP:
 			pexport__gap(x, ev);
+			break;
+		case FREC_EV_TRIGGER:
+			pexport__trigger(x, ev);
 			break;
 		default:
 			break;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * frec info: what a snapshot holds. The header, the time span, the
- * generations, events by type, hits per probe, drops per CPU and the bytes
+ * generations, events by type, hits per probe, firings per trigger, drops
+ * per CPU and the bytes
  * each event costs in the file, and the broken switch chains (cpu_chain.h).
+ * The reason the snapshot was taken (a trigger's, say) is in the header.
  * Reads every event (to count probe hits and breaks and find the exact time
  * span) but keeps nothing per event; the walk is sorted because a chain is
  * followed in time order.
@@ -26,6 +28,13 @@ struct probe_count {
 	__u64 hits;
 };
 
+struct trigger_count {
+	__u32 id, kind;
+	char *name, *spec;
+	__u64 fired;		/* firings recorded one by one */
+	__u64 suppressed;	/* firings the aggregates count */
+};
+
 struct info {
 	__u64 events;
 	__u64 by_type[FREC_EV__MAX];
@@ -36,6 +45,9 @@ struct info {
 	struct probe_count *probes;
 	size_t nprobes;
 	__u64 unnamed_probe_hits;
+	struct trigger_count *trigs;
+	size_t ntrigs;
+	__u64 unnamed_trigger_events;
 	__u64 raw_bytes, block_bytes;
 	__u64 chain_breaks;
 };
@@ -48,9 +60,12 @@ void frec_info__usage(FILE *f)
 		"Describe a snapshot: host, kernel, boot id, CPUs, frec and format versions,\n"
 		"why and when it was taken, the recorder's configuration, the time span,\n"
 		"generations (and damaged ones skipped), events by type, hits per probe,\n"
-		"records lost per CPU (always listed, 0 when none), broken switch chains\n"
-		"(a sched_switch naming another prev than the thread switched in before on\n"
-		"that CPU: the kernel reported no switch out of it) and bytes per event.\n"
+		"the triggers the snapshot names (id, name, kind, spec) with the firings\n"
+		"recorded and those suppressed (during a trigger's delay, cooldown or past\n"
+		"its rate limit), records lost per CPU (always listed, 0 when none), broken\n"
+		"switch chains (a sched_switch naming another prev than the thread switched\n"
+		"in before on that CPU: the kernel reported no switch out of it) and bytes\n"
+		"per event.\n"
 		"\n"
 		"  -j, --json   one JSON object instead of text\n"
 		"  -h, --help   this help\n");
@@ -78,6 +93,68 @@ static int probe_index(struct info *in, const struct frec_probe_info *p)
 	return (int)in->nprobes++;
 }
 
+static int trigger_index(struct info *in, const struct frec_trigger_info *t)
+{
+	const char *name = t->name ? t->name : "", *spec = t->spec ? t->spec : "";
+	struct trigger_count *nt;
+	size_t i;
+
+	for (i = 0; i < in->ntrigs; i++)
+		if (in->trigs[i].id == t->id && !strcmp(in->trigs[i].name, name) &&
+		    !strcmp(in->trigs[i].spec, spec))
+			return (int)i;
+	nt = realloc(in->trigs, (in->ntrigs + 1) * sizeof(*nt));
+	if (!nt)
+		return -1;
+	in->trigs = nt;
+	nt += in->ntrigs;
+	memset(nt, 0, sizeof(*nt));
+	nt->id = t->id;
+	nt->kind = t->kind;
+	nt->name = strdup(name);
+	nt->spec = strdup(spec);
+	in->ntrigs++;
+	return nt->name && nt->spec ? (int)in->ntrigs - 1 : -1;
+}
+
+/* This generation's trigger ids -> index + 1 into in->trigs. */
+static int gen_triggers(struct frec_walk *w, struct info *in, struct frec_map *tids)
+{
+	const struct frec_gen_info *gi = frec_walk__gen_info(w);
+
+	frec_map__clear(tids);
+	for (__u32 i = 0; i < gi->ntriggers; i++) {
+		const struct frec_trigger_info *t = frec_gen__trigger_at(frec_walk__gen(w), i);
+		uint64_t *slot;
+		int k;
+
+		if (!t || frec_map__get(tids, t->id))
+			continue;	/* an id named twice: the first counts */
+		k = trigger_index(in, t);
+		slot = frec_map__put(tids, t->id, NULL);
+		if (k < 0 || !slot)
+			return -ENOMEM;
+		*slot = (uint64_t)k + 1;
+	}
+	return 0;
+}
+
+static void count_trigger(struct info *in, struct frec_map *tids, const struct frec_event *ev)
+{
+	uint64_t *slot = frec_map__get(tids, ev->trigger.id);
+	struct trigger_count *t;
+
+	if (!slot) {
+		in->unnamed_trigger_events++;
+		return;
+	}
+	t = &in->trigs[*slot - 1];
+	if (ev->trigger.flags & FREC_TRIGGER_SUPPRESSED)
+		t->suppressed += ev->trigger.count;
+	else
+		t->fired++;
+}
+
 static int add_drops(struct info *in, const struct frec_gen_info *gi)
 {
 	__u32 i, n = gi->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : gi->ncpus;
@@ -92,12 +169,14 @@ static int add_drops(struct info *in, const struct frec_gen_info *gi)
 static int collect(struct frec_walk *w, struct info *in)
 {
 	struct frec_map ids;	/* probe id -> index + 1 into in->probes, per generation */
+	struct frec_map tids;	/* the same for trigger ids and in->trigs */
 	struct frec_chain *chain = frec_chain__new();
 	int rc = 0;
 
 	if (!chain)
 		return -ENOMEM;
 	frec_map__init(&ids);
+	frec_map__init(&tids);
 	in->first_ts = in->gen_first = UINT64_MAX;
 	while (frec_walk__next_gen(w) > 0) {
 		const struct frec_gen_info *gi = frec_walk__gen_info(w);
@@ -128,6 +207,8 @@ static int collect(struct frec_walk *w, struct info *in)
 			}
 			*slot = (uint64_t)k + 1;
 		}
+		if ((rc = gen_triggers(w, in, &tids)))
+			goto out;
 		frec_chain__gen(chain, w);
 		while ((ev = frec_walk__next_event(w))) {
 			uint64_t *slot;
@@ -142,6 +223,8 @@ static int collect(struct frec_walk *w, struct info *in)
 				in->first_ts = ev->ts;
 			if (ev->ts > in->last_ts)
 				in->last_ts = ev->ts;
+			if (ev->type == FREC_EV_TRIGGER)
+				count_trigger(in, &tids, ev);
 			if (ev->type != FREC_EV_UPROBE && ev->type != FREC_EV_URETPROBE &&
 			    ev->type != FREC_EV_USDT)
 				continue;
@@ -158,6 +241,7 @@ out:
 	in->chain_breaks = frec_chain__breaks(chain);
 	frec_chain__free(chain);
 	frec_map__fini(&ids);
+	frec_map__fini(&tids);
 	return rc;
 }
 
@@ -275,6 +359,23 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 	if (in->unnamed_probe_hits)
 		frec_out__printf(o, "  (unnamed probe ids): %llu\n",
 				 (unsigned long long)in->unnamed_probe_hits);
+	frec_out__printf(o, "triggers:     %zu\n", in->ntrigs);
+	for (i = 0; i < in->ntrigs; i++) {
+		const struct trigger_count *t = &in->trigs[i];
+
+		frec_out__printf(o, "  %u ", t->id);
+		frec_text__str(o, t->name, 4096);
+		frec_out__printf(o, " (%s", frec_trigger__kind_name(t->kind));
+		if (strcmp(t->name, t->spec)) {
+			frec_out__str(o, ": ");
+			frec_text__str(o, t->spec, 4096);
+		}
+		frec_out__printf(o, "): %llu fired, %llu suppressed\n",
+				 (unsigned long long)t->fired, (unsigned long long)t->suppressed);
+	}
+	if (in->unnamed_trigger_events)
+		frec_out__printf(o, "  (unnamed trigger ids): %llu\n",
+				 (unsigned long long)in->unnamed_trigger_events);
 	ncpus = frec_lost__ncpus(&in->drops, h);
 	frec_out__printf(o, "drops:        %llu\n", (unsigned long long)in->drops.total);
 	for (i = 0; i < ncpus; i++)
@@ -363,7 +464,23 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 		json_u64(o, "hits", in->probes[i].hits, true);
 		frec_out__char(o, '}');
 	}
+	frec_out__str(o, "],\"triggers\":[");
+	for (i = 0; i < in->ntrigs; i++) {
+		const struct trigger_count *t = &in->trigs[i];
+
+		frec_out__str(o, i ? ",{" : "{");
+		json_u64(o, "id", t->id, false);
+		json_str(o, "name", t->name, 4096);
+		frec_out__str(o, ",\"kind\":\"");
+		frec_out__str(o, frec_trigger__kind_name(t->kind));
+		frec_out__char(o, '"');
+		json_str(o, "spec", t->spec, 4096);
+		json_u64(o, "fired", t->fired, true);
+		json_u64(o, "suppressed", t->suppressed, true);
+		frec_out__char(o, '}');
+	}
 	frec_out__char(o, ']');
+	json_u64(o, "unnamed_trigger_events", in->unnamed_trigger_events, true);
 	ncpus = frec_lost__ncpus(&in->drops, h);
 	json_u64(o, "drops", in->drops.total, true);
 	frec_out__str(o, ",\"drops_by_cpu\":[");
@@ -421,6 +538,11 @@ int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *ou
 	for (i = 0; i < in.nprobes; i++)
 		free(in.probes[i].name);
 	free(in.probes);
+	for (i = 0; i < in.ntrigs; i++) {
+		free(in.trigs[i].name);
+		free(in.trigs[i].spec);
+	}
+	free(in.trigs);
 	frec_lost__fini(&in.drops);
 	return frec_walk__close(w);
 }

@@ -145,3 +145,45 @@ void frec_probe__label(struct frec_out *o, const char *name, __u32 kind)
 	if (strncmp(name, k, n) || name[n] != ':')
 		frec_out__printf(o, " (%s)", k);
 }
+
+const char *frec_trigger__kind_name(__u32 kind)
+{
+	switch (kind) {
+	case FREC_TRIG_RUNQ: return "runq";
+	case FREC_TRIG_OFFCPU: return "offcpu";
+	case FREC_TRIG_ONCPU: return "oncpu";
+	case FREC_TRIG_FUNC: return "func";
+	case FREC_TRIG_PROBE: return "probe";
+	case FREC_TRIG_LOST: return "lost";
+	case FREC_TRIG_MANUAL: return "manual";
+	default: return "trigger";
+	}
+}
+
+void frec_fmt__trigger_value(__u32 kind, __u64 v, char *buf, size_t len)
+{
+	switch (kind) {
+	case FREC_TRIG_RUNQ:
+	case FREC_TRIG_OFFCPU:
+	case FREC_TRIG_ONCPU:
+	case FREC_TRIG_FUNC:
+		if (v < 1000)
+			snprintf(buf, len, "%llu ns", (unsigned long long)v);
+		else if (v < 1000000)
+			snprintf(buf, len, "%.1f us", (double)v / 1e3);
+		else if (v < 1000000000)
+			snprintf(buf, len, "%.1f ms", (double)v / 1e6);
+		else
+			snprintf(buf, len, "%.2f s", (double)v / 1e9);
+		break;
+	case FREC_TRIG_LOST:
+		snprintf(buf, len, "%llu records", (unsigned long long)v);
+		break;
+	case FREC_TRIG_MANUAL:
+		snprintf(buf, len, "-");
+		break;
+	default:
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		break;
+	}
+}

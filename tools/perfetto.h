@@ -8,7 +8,8 @@
  *   perfetto_ftrace.c   per-CPU FtraceEventBundles: compact sched_switch and
  *                       sched_waking, the other scheduler events, losses
  *   perfetto_tasks.c    the process tree and the threads' lifetimes
- *   perfetto_slices.c   probe hits as TrackEvents on one track per thread
+ *   perfetto_slices.c   probe hits and triggers as TrackEvents on one track
+ *                       per thread
  *
  * Contract: one struct pexport per export, used by one thread. A writer
  * builds a TracePacket in x->pkt and hands it to pexport__emit(), or adds
@@ -104,6 +105,8 @@ void pexport__learn_parent(struct pexport *x, const struct frec_event *ev);
 
 /* perfetto_slices.c */
 void pexport__probe(struct pexport *x, const struct frec_event *ev);
+/* A trigger's firing (or suppressed ones): an instant on its thread. */
+void pexport__trigger(struct pexport *x, const struct frec_event *ev);
 /* A thread's exit: the calls it left open. */
 void pexport__thread_exit(struct pexport *x, const struct frec_event *ev);
 /* The end of the recording: calls still open begin and never end. */

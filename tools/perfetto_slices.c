@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Probe hits in the Perfetto trace (perfetto.h): TrackEvents on one track
- * per thread. SLICE_BEGIN at a uprobe whose function has a uretprobe,
+ * Probe hits and trigger firings in the Perfetto trace (perfetto.h):
+ * TrackEvents on one track per thread. SLICE_BEGIN at a uprobe whose function has a uretprobe,
  * SLICE_END at its return (END closes the innermost open slice of the
  * track, and the call stacks of calls.c keep them matched), INSTANT for
  * USDT and unpaired hits. Entry arguments and the return value go in debug
@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "calls.h"
 #include "export_calls.h"
 #include "perfetto.h"
@@ -207,6 +209,49 @@ static const struct frec_export_call_ops slice_ops = {
 void pexport__probe(struct pexport *x, const struct frec_event *ev)
 {
 	frec_export_calls__event(x->ew.calls, ev, &slice_ops, x);
+}
+
+/*
+ * A trigger's firing: an INSTANT named "trigger NAME" on the track of the
+ * thread the condition held for, with what was measured; an aggregate of
+ * suppressed firings says so and how many. One with no thread (lost
+ * records) goes on the trace-global track: the event then names none.
+ */
+void pexport__trigger(struct pexport *x, const struct frec_event *ev)
+{
+	struct frec_pb *p = &x->pkt;
+	char buf[16], *name;
+	const char *tn = frec_walk__trigger_name(x->ew.w, ev->trigger.id, buf);
+	size_t n = strlen(tn) + sizeof("trigger ");
+	__u64 uuid = 0;
+
+	name = malloc(n);
+	if (!name) {
+		x->err = -ENOMEM;
+		return;
+	}
+	snprintf(name, n, "trigger %s", tn);
+	if (ev->tid || ev->tgid)
+		uuid = thread_track(x, ev->tgid, ev->tid, ev->ts, ev->cpu);
+	frec_pb__begin(p, TRACE_PACKET);
+	frec_pb__uint(p, TP_TIMESTAMP, ev->ts);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_TRACKS);
+	if (!x->seq_started) {
+		frec_pb__uint(p, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+		x->seq_started = true;
+	}
+	frec_pb__begin(p, TP_TRACK_EVENT);
+	frec_pb__uint(p, TE_TYPE, TE_INSTANT);
+	if (uuid)
+		frec_pb__uint(p, TE_TRACK_UUID, uuid);
+	frec_pb__string(p, TE_NAME, name);
+	annotate_uint(p, "trigger_id", ev->trigger.id);
+	annotate_uint(p, "value_ns", ev->trigger.value);
+	annotate_uint(p, "count", ev->trigger.count);
+	if (ev->trigger.flags & FREC_TRIGGER_SUPPRESSED)
+		annotate_true(p, "suppressed");
+	track_event_end(x);
+	free(name);
 }
 
 void pexport__thread_exit(struct pexport *x, const struct frec_event *ev)

@@ -11,7 +11,9 @@
  *  3. per probe: hits; per probed function: calls and entry -> return latency:
  *     analysis_calls.c;
  *  4. records lost, per CPU and per generation, gaps, and broken switch
- *     chains (cpu_chain.h): analysis_losses.c.
+ *     chains (cpu_chain.h): analysis_losses.c;
+ *  5. triggers: each firing, and the firings suppressed per trigger:
+ *     analysis_triggers.c.
  *
  * Streams the snapshot a generation at a time in time order; what it carries
  * across generations is who is on each CPU (cpu_state.h), the threads it
@@ -37,6 +39,7 @@ static const struct frec_analysis_ops *const analyses[] = {
 	&frec_analysis_runqlat,
 	&frec_analysis_calls,
 	&frec_analysis_losses,
+	&frec_analysis_triggers,
 };
 #define NANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 
@@ -68,7 +71,10 @@ void frec_report__usage(FILE *f)
 		"  - broken switch chains: a sched_switch naming another prev than the\n"
 		"    thread switched in before on that CPU (the kernel reported no switch\n"
 		"    out of it). That thread's run ends at its last event seen on the CPU;\n"
-		"    the time from there to the switch counts for no thread.\n"
+		"    the time from there to the switch counts for no thread;\n"
+		"  - triggers: each firing (time, trigger, thread, what was measured) and,\n"
+		"    per trigger, the firings suppressed (during its delay or cooldown, or\n"
+		"    past its rate limit): how many, the first, the worst and its thread.\n"
 		"Times are in ms (on-CPU) and us (latencies) with ns precision; percentiles\n"
 		"are the nearest-rank sample, rounded down by at most 0.8%%. Where records\n"
 		"were lost (or a generation is damaged) nothing is guessed: a CPU's time\n"

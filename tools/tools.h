@@ -102,5 +102,12 @@ const char *frec_probe__kind_name(__u32 kind);
 void frec_probe__label(struct frec_out *o, const char *name, __u32 kind);
 /* prev_state as the kernel's sched_switch prints it: "R", "S", "D|K", "R+". */
 void frec_fmt__prev_state(__u64 state, char *buf, size_t len);
+/* "runq", "offcpu", "oncpu", "func", "probe", "lost", "manual"; "trigger"
+ * for a kind not known (or not named by the snapshot: 0). */
+const char *frec_trigger__kind_name(__u32 kind);
+/* A trigger's value for people, by its kind: a duration as "52.3 ms"
+ * ("812 ns", "3.4 us", "1.25 s"), "N records" (lost), "-" (manual), the
+ * number itself otherwise (a probe's first argument, an unknown kind). */
+void frec_fmt__trigger_value(__u32 kind, __u64 value, char *buf, size_t len);
 
 #endif /* FREC_TOOLS_H */

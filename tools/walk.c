@@ -572,3 +572,18 @@ const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 
 {
 	return w->g ? frec_gen__probe(w->g, id) : NULL;
 }
+
+const struct frec_trigger_info *frec_walk__trigger(const struct frec_walk *w, __u32 id)
+{
+	return w->g ? frec_gen__trigger(w->g, id) : NULL;
+}
+
+const char *frec_walk__trigger_name(const struct frec_walk *w, __u32 id, char buf[16])
+{
+	const struct frec_trigger_info *t = frec_walk__trigger(w, id);
+
+	if (t && t->name && t->name[0])
+		return t->name;
+	snprintf(buf, 16, "#%u", id);
+	return buf;
+}

@@ -80,6 +80,11 @@ __u32 frec_walk__tgid(const struct frec_walk *w, __u32 tid);
 /* The probe table entry of an event's probe id, or NULL. */
 const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id);
 
+/* The trigger table entry (section 6) of an event's trigger id, or NULL;
+ * its name, or "#ID" (in buf) when the generation does not name it. */
+const struct frec_trigger_info *frec_walk__trigger(const struct frec_walk *w, __u32 id);
+const char *frec_walk__trigger_name(const struct frec_walk *w, __u32 id, char buf[16]);
+
 /* Request the walk stop (a failed write): close() then returns FREC_EXIT_FAIL. */
 void frec_walk__fail(struct frec_walk *w);
 
