@@ -351,20 +351,32 @@ static void seed_lifecycle(void)
 }
 
 /* Version 2's records: lost spans (the kernel's, a late record's), a gap,
- * a trigger, a stack, across two generations on 2 CPUs. */
+ * triggers (a ring record's, a pushed one, suppressed aggregates, the
+ * table of section 6), a stack, across two generations on 2 CPUs. */
 static void seed_v2(void)
 {
+	static const struct frec_trigger_info triggers[] = {
+		{ .id = 1, .kind = FREC_TRIG_RUNQ, .name = "slow-wake",
+		  .spec = "runq>20ms,name=slow-wake" },
+		{ .id = 2, .kind = FREC_TRIG_LOST, .name = "lost", .spec = "lost" },
+		{ .id = 3, .kind = FREC_TRIG_MANUAL, .name = "manual:dump", .spec = "manual:dump" },
+	};
 	struct frec_recorder *rec = recorder(2, 0);
 	struct frec_event ev = { .type = FREC_EV_TRIGGER, .cpu = 1, .tid = 10, .tgid = 10 };
 	__u64 t = 7000000000ull;
 
+	frec_recorder__set_triggers(rec, triggers, 3);
 	synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 10, 10, "app");
 	synth_switch(rec, t + 100, 1, 0, 0, "swapper/1", 0, 11, 10, "worker");
 	frec_recorder__add_lost_span(rec, 0, 5, t + 200, t + 400, t + 500);
 	frec_recorder__add_gap(rec, FREC_GAP_RELOAD, t + 600, t + 900);
+	/* runq: the subject (12, named here) is not the current thread */
+	synth_trigger(rec, t + 950, 0, 10, 10, 1, 12, 10, "waiter", 52300000);
+	frec_recorder__add_suppressed(rec, 1, 11, 10, t + 960, 30000000, 2);
+	frec_recorder__add_suppressed(rec, 1, 12, 10, t + 970, 61000000, 1);
 	ev.ts = t + 1000;
-	ev.trigger.id = 1;
-	ev.trigger.value = 25000000;
+	ev.trigger.id = 3;
+	ev.trigger.count = 1;
 	frec_recorder__push_event(rec, &ev);
 	ev.type = FREC_EV_STACK;
 	ev.stack.kstack = 1;
@@ -374,6 +386,8 @@ static void seed_v2(void)
 	/* late: before the seal */
 	synth_switch(rec, t + 1500, 1, 11, 10, "worker", 1, 0, 0, "swapper/1");
 	synth_switch(rec, t + 3000, 0, 10, 10, "app", 1, 0, 0, "swapper/0");
+	/* lost: no thread; and one firing dated before this generation */
+	frec_recorder__add_suppressed(rec, 2, 0, 0, t + 10, 7, 3);
 	write_seed(rec, "v2-events.frec", t + 4000);
 	frec_recorder__free(rec);
 }
@@ -569,6 +583,18 @@ static void import_probes(struct frec_recorder *rec, struct frec_gen *g, __u32 n
 	frec_recorder__set_probes(rec, probes, n);
 }
 
+/* The generation's trigger table, as it is (its specs name no host). */
+static void import_triggers(struct frec_recorder *rec, struct frec_gen *g, __u32 n)
+{
+	struct frec_trigger_info t[FREC_MAX_TRIGGERS];
+
+	if (n > FREC_MAX_TRIGGERS)
+		n = FREC_MAX_TRIGGERS;
+	for (__u32 i = 0; i < n; i++)
+		t[i] = *frec_gen__trigger_at(g, i);
+	frec_recorder__set_triggers(rec, t, n);
+}
+
 static void import_real(const char *in, const char *name, __u64 max_events)
 {
 	struct frec_recorder *rec = NULL;
@@ -605,6 +631,7 @@ static void import_real(const char *in, const char *name, __u64 max_events)
 			frec_recorder__set_cmdline(rec, p->tgid, t ? neutral_comm(t->comm) : "");
 		}
 		import_probes(rec, g, gi->nprobes);
+		import_triggers(rec, g, gi->ntriggers);
 		if (!last)
 			frec_recorder__tick(rec, gi->start_ts);
 		while (kept < max_events && frec_gen__next_event(g, &ev) > 0) {

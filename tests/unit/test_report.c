@@ -166,7 +166,8 @@ static void test_json(void **state)
 		      "\"unmatched_returns\":0,\"hits\":0,\"latency\":{\"count\":3,\"p50_ns\":8000,\"p99_ns\":16000,"
 		      "\"max_ns\":16000,\"mean_ns\":8333,");
 	expect(c.out, "\"drops\":{\"total\":5,\"by_cpu\":[5,0],\"unknown_cpu\":0,\"gaps\":0,\"gap_ns\":0,\"by_generation\":[{\"start_ns\":2000022000,\"end_ns\":2000050000,\"count\":5}]},"
-		      "\"chain_breaks\":0,\"chain_break_unknown_ns\":0}\n");
+		      "\"chain_breaks\":0,\"chain_break_unknown_ns\":0,"
+		      "\"triggers\":[],\"triggers_suppressed\":[]}\n");
 	captured_free(&c);
 
 	/* and it is JSON */
@@ -364,7 +365,8 @@ static void test_chain_break(void **state)
 	c = run_report(f->path, &o);
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	expect(c.out, "{\"tid\":301,\"pid\":300,\"comm\":\"agent\",\"oncpu_ns\":1000,\"switches\":0,");
-	expect(c.out, "\"chain_breaks\":1,\"chain_break_unknown_ns\":39999000}\n");
+	expect(c.out, "\"chain_breaks\":1,\"chain_break_unknown_ns\":39999000,"
+		      "\"triggers\":[],\"triggers_suppressed\":[]}\n");
 	captured_free(&c);
 }
 
