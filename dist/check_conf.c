@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 	SAME(keep);
 	SAME(keep_bytes);
 	SAME(verbose);
+	SAME(on_snapshot_timeout_ns);
 	/* pid, probe and btf have no default value to show: one example each */
 	if (o.npids != 1 || o.nprobes != 1 || !o.btf_path) {
 		fprintf(stderr, "%s: expected one example pid, probe and btf line\n", path);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * frec snapshot and frec status: one request to frecd's control socket (the
+ * frec snapshot, frec trigger and frec status: one request to frecd's control socket (the
  * protocol is described in src/frecd/control.h), its answer printed. The
  * final line of the answer decides: "ok [TEXT]" exits 0, "error TEXT" prints
  * TEXT and exits 1.
@@ -230,8 +230,10 @@ void frec_status__usage(FILE *f)
 		"Print what the running frecd is doing: uptime, events and events/s by\n"
 		"type, events lost by CPU, the longest wait between two drains of the\n"
 		"ring buffers, the window's span and bytes, memory held and its bytes\n"
-		"per event, pool use, generations, snapshots written, and probes with\n"
-		"their hit counts.\n"
+		"per event, pool use, generations, snapshots written, probes with\n"
+		"their hit counts, triggers with their firings, snapshots and\n"
+		"suppressed firings (by delay, cooldown and rate limit), and the\n"
+		"--on-snapshot program's runs and failures.\n"
 		"Needs root: frecd's control socket is for root only.\n"
 		"\n"
 		"OPTIONS\n"
@@ -301,6 +303,91 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	snprintf(request, sizeof(request), "snapshot%s%s\n", reason ? " " : "", reason ? reason : "");
 	return frec_ctl__run("frec snapshot", socket_path, request, timeout_s, true, stdout, stderr);
+}
+
+void frec_trigger__usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: frec trigger NAME [--socket PATH] [--timeout SECONDS]\n"
+		"\n"
+		"Fire the running frecd's manual trigger NAME (frecd --trigger manual:NAME)\n"
+		"as if its condition held, wait until its snapshot is written and print\n"
+		"its path. The trigger's delay, cooldown and rate limit apply: the\n"
+		"snapshot is taken its delay after the firing (default 1 s), and a\n"
+		"firing in its cooldown or past its rate limit takes none (an error).\n"
+		"The firing is recorded with this command's process as its thread, and\n"
+		"the snapshot's reason is \"trigger NAME: tid T comm C value 0\".\n"
+		"Needs root: frecd's control socket is for root only.\n"
+		"\n"
+		"OPTIONS\n"
+		"  -s, --socket PATH    frecd's control socket (default %s)\n"
+		"  -t, --timeout SECS   give up after this long (default %d; 0: wait forever)\n"
+		"  -h, --help           print this help\n"
+		"\n"
+		"EXAMPLES\n"
+		"  sudo frecd --trigger manual:oops &\n"
+		"  sudo frec trigger oops\n"
+		"\n"
+		"EXIT STATUS\n"
+		"  0  the snapshot was written; its path is printed\n"
+		"  1  frecd is not running or not reachable, no manual trigger has that\n"
+		"     name, it was suppressed, or the snapshot failed (frecd's reason is\n"
+		"     printed on stderr)\n"
+		"  2  bad command line\n",
+		FRECD_DEFAULT_SOCKET, DEFAULT_TIMEOUT_S);
+}
+
+int cmd_trigger(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *socket_path = FRECD_DEFAULT_SOCKET, *name;
+	int timeout_s = DEFAULT_TIMEOUT_S, c;
+	char request[FRECD_CONTROL_MAX_REQUEST];
+	const char *p;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "s:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			socket_path = optarg;
+			break;
+		case 't':
+			if (parse_timeout("frec trigger", optarg, &timeout_s))
+				return FREC_EXIT_USAGE;
+			break;
+		case 'h':
+			frec_trigger__usage(stdout);
+			return FREC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frec trigger --help'.\n");
+			return FREC_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "frec trigger: which trigger? give the NAME of a --trigger manual:NAME\n");
+		return FREC_EXIT_USAGE;
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "frec trigger: unexpected argument '%s'; give one NAME\n",
+			argv[optind + 1]);
+		return FREC_EXIT_USAGE;
+	}
+	name = argv[optind];
+	for (p = name; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			break;
+	if (!*name || *p || strlen(name) > 64) {
+		fprintf(stderr, "frec trigger: '%s': a trigger name is 1 to 64 characters without spaces\n",
+			name);
+		return FREC_EXIT_USAGE;
+	}
+	snprintf(request, sizeof(request), "trigger %s\n", name);
+	return frec_ctl__run("frec trigger", socket_path, request, timeout_s, true, stdout, stderr);
 }
 
 int cmd_status(int argc, char **argv)

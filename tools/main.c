@@ -24,8 +24,10 @@ static const struct command commands[] = {
 	/* These talk to a running frecd over its control socket (ctl.c). */
 	{ "snapshot", cmd_snapshot, frec_snapshot__usage,
 	  "ask the running frecd for a snapshot, wait, print its path" },
+	{ "trigger", cmd_trigger, frec_trigger__usage,
+	  "fire frecd's manual trigger NAME, wait, print the snapshot's path" },
 	{ "status", cmd_status, frec_status__usage,
-	  "what the running frecd records: rates, drops, window, probes" },
+	  "what the running frecd records: rates, drops, window, probes, triggers" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -54,6 +56,7 @@ static void usage(FILE *f)
 		"  frec report --top 5 snap.frec\n"
 		"  frec export --format perfetto -o snap.perfetto-trace snap.frec\n"
 		"  sudo frec snapshot --reason 'p99 spike'\n"
+		"  sudo frec trigger oops\n"
 		"  sudo frec status\n");
 	frec_usage__exit_status(f);
 }

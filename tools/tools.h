@@ -29,6 +29,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 
 /* The usage text of each subcommand (printed by --help and on usage errors). */
@@ -37,6 +38,7 @@ void frec_dump__usage(FILE *f);
 void frec_report__usage(FILE *f);
 void frec_export__usage(FILE *f);
 void frec_snapshot__usage(FILE *f);
+void frec_trigger__usage(FILE *f);
 void frec_status__usage(FILE *f);
 /* The EXIT STATUS paragraph shared by all usages. */
 void frec_usage__exit_status(FILE *f);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,17 @@ int frecd_config__load_options(struct frecd_options *o, struct frecd_config **cf
 	if (ret)
 		return ret;
 	ret = frecd_options__parse(o, argc, argv, err, errlen);
-	if (ret) {	/* cannot fail when the first pass passed; keep it honest */
+	if (!ret) {
+		/* Across options, now that the file's and argv's are all in. */
+		char msg[512], where[PATH_MAX + 32];
+		const char *bad;
+
+		ret = frecd_options__check(o, &bad, msg, sizeof(msg));
+		if (ret)
+			snprintf(err, errlen, "%s%s",
+				 bad ? frecd_config__where(*cfgp, bad, where, sizeof(where)) : "", msg);
+	}
+	if (ret) {
 		frecd_config__free(*cfgp);
 		*cfgp = NULL;
 	}

@@ -19,6 +19,7 @@ enum client_state {
 	CLIENT_FREE = 0,
 	CLIENT_READ,		/* reading the request line */
 	CLIENT_WAIT,		/* waiting for snapshot seq */
+	CLIENT_TRIGGER,		/* waiting for trigger id's snapshot to be requested */
 	CLIENT_WRITE,		/* writing the answer, then close */
 };
 
@@ -30,6 +31,8 @@ struct client {
 	char *out;		/* the answer, malloc'd */
 	size_t outlen, outoff;
 	__u64 seq;		/* CLIENT_WAIT: the snapshot that answers */
+	__u32 trigger;		/* CLIENT_TRIGGER: its id */
+	__u32 pid;		/* SO_PEERCRED */
 	__u64 deadline_ms;	/* CLIENT_READ, CLIENT_WRITE */
 	__u32 gen;		/* in the epoll tag's high half: see client_tag() */
 };
@@ -322,10 +325,37 @@ static void handle_snapshot(struct frecd_control *c, struct client *cl, const ch
 	client_watch(c, cl, 0);
 }
 
+static void handle_trigger(struct frecd_control *c, struct client *cl, const char *name)
+{
+	char err[512];
+	__u32 id = 0;
+	int ret;
+
+	while (*name == ' ' || *name == '\t')
+		name++;
+	if (!*name) {
+		client_reply(c, cl, "error trigger needs a name; send 'trigger NAME' for a --trigger manual:NAME\n");
+		return;
+	}
+	if (!c->ops->trigger) {
+		client_reply(c, cl, "error this frecd has no triggers\n");
+		return;
+	}
+	err[0] = '\0';
+	ret = c->ops->trigger(c->ctx, name, cl->pid, &id, err, sizeof(err));
+	if (ret) {
+		client_reply(c, cl, "error %s\n", err[0] ? err : strerror(-ret));
+		return;
+	}
+	cl->state = CLIENT_TRIGGER;
+	cl->trigger = id;
+	client_watch(c, cl, 0);
+}
+
 /* A complete request line, without its '\n'. */
 static void handle_request(struct frecd_control *c, struct client *cl, char *line, size_t len)
 {
-	const char *usage = "send 'snapshot [REASON]', 'status' or 'status json'";
+	const char *usage = "send 'snapshot [REASON]', 'trigger NAME', 'status' or 'status json'";
 	size_t i, word;
 
 	if (len && line[len - 1] == '\r')
@@ -343,6 +373,8 @@ static void handle_request(struct frecd_control *c, struct client *cl, char *lin
 	word = strcspn(line, " \t");
 	if (word == 8 && !strncmp(line, "snapshot", 8)) {
 		handle_snapshot(c, cl, line + 8);
+	} else if (word == 7 && !strncmp(line, "trigger", 7)) {
+		handle_trigger(c, cl, line + 7);
 	} else if (!strcmp(line, "status")) {
 		handle_status(c, cl, false);
 	} else if (!strcmp(line, "status json")) {
@@ -452,6 +484,7 @@ static void accept_all(struct frecd_control *c)
 			continue;
 		}
 		cl->fd = fd;
+		cl->pid = cred.pid;
 		cl->state = CLIENT_READ;
 		cl->inlen = 0;
 		cl->deadline_ms = frecd_clock__mono_ms() + FRECD_CONTROL_TIMEOUT_MS;
@@ -528,6 +561,29 @@ void frecd_control__snapshot_done(struct frecd_control *c, __u64 seq, int err, c
 	}
 }
 
+void frecd_control__trigger_snapshot(struct frecd_control *c, __u32 id, int err, __u64 seq)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < FRECD_CONTROL_MAX_CLIENTS; i++) {
+		struct client *cl = &c->clients[i];
+
+		if (cl->state != CLIENT_TRIGGER || cl->trigger != id)
+			continue;
+		if (!err) {
+			cl->state = CLIENT_WAIT;
+			cl->seq = seq;
+		} else if (err == -ECANCELED) {
+			client_reply(c, cl, "error frecd is stopping; the snapshot was not taken\n");
+		} else {
+			client_reply(c, cl, "error snapshot failed: %s; recording goes on\n",
+				     strerror(-err));
+		}
+	}
+}
+
 void frecd_control__tick(struct frecd_control *c)
 {
 	__u64 now;
@@ -567,7 +623,7 @@ void frecd_control__free(struct frecd_control *c)
 	for (i = 0; i < FRECD_CONTROL_MAX_CLIENTS; i++) {
 		struct client *cl = &c->clients[i];
 
-		if (cl->state == CLIENT_WAIT)
+		if (cl->state == CLIENT_WAIT || cl->state == CLIENT_TRIGGER)
 			client_reply(c, cl, "error frecd stopped before the snapshot was written\n");
 		/* A last non-blocking try for an answer still going out. */
 		if (cl->state != CLIENT_FREE)

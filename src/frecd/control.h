@@ -18,13 +18,22 @@
  *                       snapshot's header as "socket: REASON" ("socket"
  *                       without one; a merged snapshot keeps the reason of
  *                       the first request merged into it).
+ *   trigger NAME        fire the manual trigger NAME (--trigger manual:NAME)
+ *                       as if its condition held: the thread is the
+ *                       client's (SO_PEERCRED), its delay, cooldown and rate
+ *                       limit apply; answered, like snapshot, with the path
+ *                       once its snapshot is written (also when the firing
+ *                       fell in the delay of one already pending: that one
+ *                       answers); an error when no manual trigger has that
+ *                       name (naming the armed ones) or its cooldown or rate
+ *                       limit suppressed it
  *   status              frecd's counters, aligned text lines (src/frecd/status.h;
  *                       as of the last drain, at most FRECD_DRAIN_MS old)
  *   status json         the same as one JSON object on one line
  *
  * The answer: zero or more lines of output, then exactly one final line,
  *
- *   ok [TEXT]\n         success; for snapshot, TEXT is the file's path
+ *   ok [TEXT]\n         success; for snapshot and trigger, TEXT is the file's path
  *   error TEXT\n        failure; TEXT says why and what to do
  *
  * after which frecd closes the connection. Malformed requests (control
@@ -58,6 +67,9 @@ struct frecd_control_ops {
 	 * the snapshot that will answer (see frecd_control__snapshot_done()), or
 	 * -errno with the cause in err when none can be taken. */
 	int (*snapshot)(void *ctx, const char *reason, __u64 *seq, char *err, size_t errlen);
+	/* Fire manual trigger name for process pid: 0 and *id (see
+	 * frecd_control__trigger_snapshot()), or -errno with the cause in err. */
+	int (*trigger)(void *ctx, const char *name, __u32 pid, __u32 *id, char *err, size_t errlen);
 	/* Write the status, text or JSON, to out. 0 or -errno. */
 	int (*status)(void *ctx, bool json, FILE *out);
 };
@@ -85,6 +97,9 @@ void frecd_control__event(struct frecd_control *c, __u64 tag, __u32 events);
 /* Snapshot seq is done: err 0 and the file's path, or -errno. Answers every
  * client waiting for it. */
 void frecd_control__snapshot_done(struct frecd_control *c, __u64 seq, int err, const char *path);
+/* Trigger id's snapshot was requested: 0 and seq (answered by
+ * frecd_control__snapshot_done() as for snapshot), or -errno (answered now). */
+void frecd_control__trigger_snapshot(struct frecd_control *c, __u32 id, int err, __u64 seq);
 /* Drop clients that sent no complete request, or read no answer, in time.
  * Call every few hundred ms. */
 void frecd_control__tick(struct frecd_control *c);

@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <bpf/libbpf.h>
 #include <frec/recorder.h>
 #include "frecd/clock.h"
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
 #include "frecd/log.h"
+#include "frecd/loader.h"
 #include "frecd/losslog.h"
+#include "frecd/on_snapshot.h"
 #include "frecd/options.h"
 #include "frecd/procinfo.h"
 #include "frecd/recursion.h"
@@ -23,8 +28,12 @@
 #include "frecd/snapshots.h"
 #include "frecd/stall.h"
 #include "frecd/status.h"
+#include "frecd/trigger_setup.h"
+#include "frecd/triggers.h"
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
+/* The on-snapshot program's pipes: clear of the service's tags (service.h). */
+#define TAG_ON_SNAPSHOT	0x300
 
 struct frecd_daemon {
 	const struct frecd_daemon_opts *opts;
@@ -33,6 +42,13 @@ struct frecd_daemon {
 	struct frecd_drops *drops;
 	struct frecd_snapshots *snaps;
 	struct frecd_procinfo *procinfo;	/* reads /proc, which may block */
+	struct frecd_triggers *trig;		/* --trigger's policy, NULL: none */
+	struct frecd_on_snapshot *on_snapshot;
+	bool has_oncpu;				/* an oncpu trigger: read "oncpu" each drain */
+	struct frec_trigger_state trig_state[FREC_MAX_TRIGGERS];
+	struct frec_oncpu *oncpu;		/* per CPU, for frecd_bpf__read_oncpu() */
+	size_t noncpu;
+	struct frecd_trigger_stats trig_stats[FREC_MAX_TRIGGERS]; /* for status */
 	int epfd, tfd, sfd;
 	bool stopping;
 	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
@@ -58,13 +74,17 @@ void frecd_daemon__signals(sigset_t *set)
 	sigaddset(set, SIGUSR2);
 }
 
-/* The ring buffer callback: one record, straight into the recorder. */
+/* The ring buffer callback: one record, straight into the recorder (a
+ * trigger's after the policy's verdict). */
 static void on_record(void *ctx, const void *data, size_t len)
 {
 	struct frecd_daemon *d = ctx;
 	const struct frec_rec_hdr *h = data;
 	int ret;
 
+	if (d->trig && len >= sizeof(struct frec_rec_trigger) && h->type == FREC_EV_TRIGGER &&
+	    frecd_triggers__on_record(d->trig, data) != FRECD_TRIGGER_ACCEPTED)
+		return;
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;
@@ -114,8 +134,31 @@ static void note_gap(struct frecd_daemon *d)
  * leaves the records after it for the next generation (docs/FORMAT.md,
  * "Time order"). While a debug stall reads nothing, the last cut stays.
  */
+/* After a drain, at now (its cut): what the triggers learn besides the
+ * records. The programs' state and "oncpu" are maps: a system call each. */
+static void feed_triggers(struct frecd_daemon *d, long long lost, __u64 now)
+{
+	size_t n;
+
+	if (!d->trig)
+		return;
+	if (lost > 0)
+		frecd_triggers__lost(d->trig, lost, now);
+	if (!d->opts->bpf)
+		return;
+	n = frecd_triggers__count(d->trig);
+	if (n && !frecd_bpf__take_trigger_state(d->opts->bpf, d->trig_state, n))
+		frecd_triggers__take_state(d->trig, d->trig_state, n, now);
+	if (d->has_oncpu && d->oncpu) {
+		n = d->noncpu;
+		if (!frecd_bpf__read_oncpu(d->opts->bpf, d->oncpu, &n))
+			frecd_triggers__check_oncpu(d->trig, d->oncpu, n, now);
+	}
+}
+
 static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
+	long long lost;
 	__u64 now;
 
 	if (frecd_stall__holds(&d->stall))
@@ -126,7 +169,8 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	if (cut < now)
 		now = cut;
 	d->read_to = now;
-	frecd_drops__poll(d->drops, d->rec, now);
+	lost = frecd_drops__poll(d->drops, d->rec, now);
+	feed_triggers(d, lost, now);
 	log_losses(d, now, false);
 	return cut;
 }
@@ -146,11 +190,45 @@ static void seal_for_snapshot(void *ctx)
 	frec_recorder__seal(d->rec, drain(d));
 }
 
-static void snapshot_done(void *ctx, __u64 seq, int err, const char *dir, const char *name)
+static void snapshot_done(void *ctx, __u64 seq, int err, const char *dir, const char *name,
+			  const char *reason)
+{
+	struct frecd_daemon *d = ctx;
+	char path[PATH_MAX];
+
+	frecd_service__snapshot_done(d->opts->svc, seq, err, dir, name);
+	if (err || !name)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	frecd_on_snapshot__run(d->on_snapshot, path, reason);
+}
+
+/* The policy's hooks (triggers.h). */
+static void trigger_push(void *ctx, const struct frec_rec_trigger *r)
 {
 	struct frecd_daemon *d = ctx;
 
-	frecd_service__snapshot_done(d->opts->svc, seq, err, dir, name);
+	if (frec_recorder__push(d->rec, r, sizeof(*r)) == -EINVAL)
+		d->malformed++;
+}
+
+static void trigger_suppressed(void *ctx, __u32 id, __u32 tid, __u32 tgid, __u64 ts, __u64 value,
+			       __u64 count)
+{
+	struct frecd_daemon *d = ctx;
+
+	frec_recorder__add_suppressed(d->rec, id, tid, tgid, ts, value, count);
+}
+
+static void trigger_snapshot(void *ctx, __u32 id, const char *reason)
+{
+	struct frecd_daemon *d = ctx;
+	__u64 seq = 0;
+	int ret;
+
+	log_info("%s: taking a snapshot", reason);
+	ret = frecd_snapshots__request(d->snaps, reason, &seq);
+	frecd_service__trigger_snapshot(d->opts->svc, id, ret, seq);
 }
 
 int frecd_daemon__snapshot(struct frecd_daemon *d, const char *reason, __u64 *seq)
@@ -221,6 +299,26 @@ static int setup(struct frecd_daemon *d)
 
 	/* The first wait counts from here: the loop cannot drain earlier. */
 	d->last_drain_ns = frecd_clock__mono_ns();
+	if (d->opts->triggers && d->opts->triggers->n) {
+		const struct frecd_trigger_set *ts = d->opts->triggers;
+		struct frecd_triggers_hooks hooks = {
+			.push = trigger_push,
+			.suppressed = trigger_suppressed,
+			.snapshot = trigger_snapshot,
+			.ctx = d,
+		};
+
+		d->trig = frecd_triggers__new(ts->specs, ts->n, &hooks);
+		if (!d->trig)
+			return -errno;
+		for (i = 0; i < ts->n; i++)
+			d->has_oncpu |= ts->specs[i].kind == FREC_TRIG_ONCPU;
+		ret = libbpf_num_possible_cpus();
+		d->noncpu = ret > 0 ? ret : 1;
+		d->oncpu = calloc(d->noncpu, sizeof(*d->oncpu));
+		if (!d->oncpu)
+			return -ENOMEM;
+	}
 	/* First: it seeds the names and command lines of what runs. */
 	d->procinfo = frecd_procinfo__new();
 	if (!d->procinfo)
@@ -248,6 +346,9 @@ static int setup(struct frecd_daemon *d)
 	for (i = 0; i < d->opts->nrings; i++)
 		if ((ret = add_fd(d, d->opts->ring_fds[i], EPOLLIN | EPOLLET, TAG_RING)))
 			return ret;
+	d->on_snapshot = frecd_on_snapshot__new(d->opts->running, d->epfd, TAG_ON_SNAPSHOT);
+	if (!d->on_snapshot)
+		return -ENOMEM;
 	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
 	    (ret = add_fd(d, frecd_snapshots__fd(d->snaps), EPOLLIN, TAG_WRITER)) ||
@@ -262,6 +363,9 @@ static void teardown(struct frecd_daemon *d)
 	/* joins the writer thread after the job in progress, if any */
 	frecd_snapshots__free(d->snaps);
 	frecd_procinfo__free(d->procinfo);
+	frecd_on_snapshot__free(d->on_snapshot);
+	frecd_triggers__free(d->trig);
+	free(d->oncpu);
 	frecd_rings__free(d->rings);
 	frecd_drops__free(d->drops);
 	if (d->epfd >= 0)
@@ -294,8 +398,8 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1,
 				  .stall.length_ns = opts->debug_stall_ns };
 	struct epoll_event evs[8];
-	__u64 expirations;
-	int i, n, ret;
+	__u64 expirations, deadline, now;
+	int i, n, ret, timeout;
 
 	ret = setup(&d);
 	if (ret) {
@@ -303,7 +407,17 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 		goto out;
 	}
 	while (!(d.stopping && !frecd_snapshots__busy(d.snaps))) {
-		n = epoll_wait(d.epfd, evs, 8, -1);
+		/* A trigger's snapshot is due at its deadline, not at the
+		 * next drain after it. */
+		timeout = -1;
+		deadline = frecd_triggers__deadline(d.trig);
+		if (deadline) {
+			now = frecd_clock__boot_ns();
+			timeout = deadline <= now ? 0 :
+				  (deadline - now + 999999) / 1000000 > INT_MAX ? INT_MAX :
+				  (int)((deadline - now + 999999) / 1000000);
+		}
+		n = epoll_wait(d.epfd, evs, 8, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -320,6 +434,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				frec_recorder__tick(d.rec, drain(&d));
 				frecd_procinfo__tick(d.procinfo);
 				frecd_service__tick(opts->svc);
+				frecd_on_snapshot__tick(d.on_snapshot, frecd_clock__mono_ns());
 				break;
 			case TAG_RING:
 				drain(&d);
@@ -334,10 +449,17 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 				frecd_procinfo__apply(d.procinfo, d.rec);
 				break;
 			default:
-				frecd_service__event(opts->svc, evs[i].data.u64, evs[i].events);
+				if (frecd_on_snapshot__owns(d.on_snapshot, evs[i].data.u64))
+					frecd_on_snapshot__event(d.on_snapshot, evs[i].data.u64,
+								 evs[i].events);
+				else
+					frecd_service__event(opts->svc, evs[i].data.u64,
+							     evs[i].events);
 				break;
 			}
 		}
+		if (d.trig && !d.stopping)
+			frecd_triggers__tick(d.trig, frecd_clock__boot_ns());
 	}
 	if (!ret) {
 		frecd_stall__cancel(&d.stall);	/* the last drain always happens, and takes all */
@@ -366,6 +488,10 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->recursion_misses = frecd_recursion__total();
 	st->recursion_counted = frecd_recursion__counted();
 	frecd_snapshots__status(d->snaps, st);
+	st->ntriggers = frecd_triggers__stats(d->trig, d->trig_stats, FREC_MAX_TRIGGERS);
+	st->triggers = d->trig_stats;
+	st->on_snapshot = d->opts->running ? d->opts->running->on_snapshot : NULL;
+	frecd_on_snapshot__stats(d->on_snapshot, &st->on_snapshot_stats);
 	st->drain_period_ms = FRECD_DRAIN_MS;
 	st->drain_gap_max_ns = d->gap_max_ns;
 	st->drain_slow_gaps = d->slow_gaps;
@@ -384,4 +510,73 @@ void frecd_daemon__reset_probe_hits(struct frecd_daemon *d)
 void frecd_daemon__flush(struct frecd_daemon *d)
 {
 	frec_recorder__seal(d->rec, drain(d));
+}
+
+int frecd_daemon__trigger(struct frecd_daemon *d, const char *name, __u32 pid, __u32 *id,
+			  char *err, size_t errlen)
+{
+	char comm[FREC_COMM_LEN] = "", path[64];
+	ssize_t n;
+	int fd;
+
+	if (!d->trig) {
+		snprintf(err, errlen,
+			 "no manual trigger '%s': none is armed; start frecd with --trigger manual:%s",
+			 name, name);
+		return -ENOENT;
+	}
+	if (d->stopping) {
+		snprintf(err, errlen, "frecd is stopping; no more snapshots");
+		return -ECANCELED;
+	}
+	/* The client's name, for the reason: a comm read never blocks. */
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		comm[n > 0 ? n : 0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+	}
+	drain(d);
+	return frecd_triggers__manual(d->trig, name, pid, comm, d->read_to, id, err, errlen);
+}
+
+int frecd_daemon__set_triggers(struct frecd_daemon *d, const struct frecd_trigger_set *set,
+			       __u32 *changed)
+{
+	struct frecd_triggers_hooks hooks = {
+		.push = trigger_push,
+		.suppressed = trigger_suppressed,
+		.snapshot = trigger_snapshot,
+		.ctx = d,
+	};
+	size_t i;
+
+	*changed = 0;
+	/* What came before the change is judged by the old triggers. */
+	drain(d);
+	if (!d->trig) {
+		if (!set->n)
+			return 0;
+		d->trig = frecd_triggers__new(set->specs, set->n, &hooks);
+		if (!d->trig)
+			return -errno;
+		*changed = set->n == 32 ? ~0u : (1u << set->n) - 1;
+	} else {
+		int ret = frecd_triggers__set(d->trig, set->specs, set->n, changed);
+
+		if (ret)
+			return ret;
+	}
+	d->has_oncpu = false;
+	for (i = 0; i < set->n; i++)
+		d->has_oncpu |= set->specs[i].kind == FREC_TRIG_ONCPU;
+	if (d->has_oncpu && !d->oncpu) {
+		int ncpus = libbpf_num_possible_cpus();
+
+		d->noncpu = ncpus > 0 ? ncpus : 1;
+		d->oncpu = calloc(d->noncpu, sizeof(*d->oncpu));
+	}
+	return 0;
 }

@@ -10,7 +10,13 @@
  *  - the snapshot writer's eventfd (snapshots.h: requests, the writer
  *    thread, retention);
  *  - the /proc reader's eventfd (procinfo.h);
- *  - the service's fds (service.h: the control socket, a reload's detach).
+ *  - the service's fds (service.h: the control socket, a reload's detach);
+ *  - the --on-snapshot program's output (on_snapshot.h).
+ * With --trigger, each FREC_EV_TRIGGER record goes to the policy
+ * (triggers.h) before the recorder: only accepted ones are pushed. Each
+ * drain also hands it the drops (lost triggers), the programs' trigger
+ * state and, for oncpu triggers, who runs on each CPU; the loop's wait ends
+ * in time for the nearest trigger snapshot's delay.
  * A drain reads every ring up to one cut (ring.h), hands the drops to the
  * recorder (drops.h) and warns of losses, rate-limited (losslog.h). Nothing
  * in the loop allocates per event: records go straight from the ring into
@@ -32,6 +38,7 @@ struct frecd_options;
 struct frecd_outdir;
 struct frecd_service;
 struct frecd_status;
+struct frecd_trigger_set;
 
 /* How often the ring is drained when no threshold wakeup comes first. */
 #define FRECD_DRAIN_MS	50
@@ -52,7 +59,9 @@ struct frecd_daemon_opts {
 	__u64 debug_stall_ns;		/* --debug-stall-ms; 0: SIGUSR2 is ignored */
 	__u64 debug_writer_delay_ns;	/* --debug-writer-delay-ms; 0: none */
 	struct frecd_service *svc;	/* socket, notify, reload; may be NULL */
-	const struct frecd_options *running; /* as running: --keep, --keep-size */
+	const struct frecd_options *running; /* as running: --keep, --keep-size, --on-snapshot */
+	struct frecd_bpf *bpf;		/* the trigger state and oncpu maps; may be NULL */
+	const struct frecd_trigger_set *triggers; /* --trigger at start; NULL: none */
 };
 
 /* The signals the loop handles; block them (in every thread) before any
@@ -79,5 +88,17 @@ const __u64 *frecd_daemon__probe_hits(const struct frecd_daemon *d);
 void frecd_daemon__reset_probe_hits(struct frecd_daemon *d);
 /* Drain the ring and seal the open generation now. */
 void frecd_daemon__flush(struct frecd_daemon *d);
+/*
+ * `frec trigger NAME` from process pid: drain first (the firing comes after
+ * every record before it), then fire the manual trigger NAME. 0 and *id
+ * (frecd_service__trigger_snapshot() reports its snapshot under it), or
+ * -errno with the cause in err (triggers.h: frecd_triggers__manual()).
+ */
+int frecd_daemon__trigger(struct frecd_daemon *d, const char *name, __u32 pid, __u32 *id,
+			  char *err, size_t errlen);
+/* A reload's triggers (triggers.h: frecd_triggers__set()): *changed the ids
+ * whose state starts over. 0 or -errno. */
+int frecd_daemon__set_triggers(struct frecd_daemon *d, const struct frecd_trigger_set *set,
+			       __u32 *changed);
 
 #endif /* FRECD_DAEMON_H */

@@ -24,11 +24,13 @@
 #include "frecd/probes.h"
 #include "frecd/proc.h"
 #include "frecd/service.h"
+#include "frecd/trigger_setup.h"
 
 #define EXIT_USAGE	2
 
 static struct frecd_options opts;
 static struct frecd_config *cfg;	/* owns the strings of opts from the file */
+static struct frecd_trigger_set *triggers;	/* --trigger, as running */
 
 /*
  * A SIGTERM or SIGINT that arrived during start-up (blocked, so still
@@ -122,6 +124,28 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+	/* The triggers' probes join the set (unless --probe has them), then
+	 * the programs' table names them by their ids. */
+	triggers = calloc(1, sizeof(*triggers));
+	if (!triggers) {
+		log_error("cannot set up triggers: %s", strerror(errno));
+		goto out;
+	}
+	if (frecd_trigger_set__parse(triggers, opts.triggers, opts.ntriggers, err, sizeof(err)) ||
+	    frecd_trigger_set__add_probes(triggers, opts.probes, opts.nprobes, probes, err,
+					  sizeof(err)) ||
+	    frecd_trigger_set__build(triggers, probes, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (opts.on_snapshot && access(opts.on_snapshot, X_OK)) {
+		fprintf(stderr, "frecd: %s--on-snapshot %s: %s; give an executable file\n",
+			frecd_config__where(cfg, opts.on_snapshot, where, sizeof(where)),
+			opts.on_snapshot, strerror(errno));
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (opts.btf_path && access(opts.btf_path, R_OK)) {
 		fprintf(stderr, "frecd: --btf %s: %s; give the BTF of the running kernel (e.g. from btfhub)\n",
 			opts.btf_path, strerror(errno));
@@ -151,6 +175,8 @@ int main(int argc, char **argv)
 	bopts.wakeup = opts.wakeup;
 	bopts.attach = opts.attach;
 	bopts.btf_path = opts.btf_path;
+	bopts.triggers = triggers->bpf;
+	bopts.ntriggers = triggers->n;
 	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		goto out;
@@ -213,6 +239,10 @@ int main(int argc, char **argv)
 			.self_pid = getpid(),
 			.nargs = opts.probe_args,
 			.verbose = opts.verbose,
+			.triggers = triggers->bpf,
+			.ntriggers = triggers->n,
+			.triggers_fd = triggers->n ? frecd_bpf__triggers_fd(bpf) : -1,
+			.trigger_state_fd = triggers->n ? frecd_bpf__trigger_state_fd(bpf) : -1,
 		};
 
 		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {
@@ -227,10 +257,18 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (triggers->n) {
+		ret = frec_recorder__set_triggers(rec, triggers->info, triggers->n);
+		if (ret) {
+			log_error("cannot register the triggers: %s", strerror(-ret));
+			goto out;
+		}
+	}
+
 	if (opts.dry_run) {
 		printf("frecd: dry run: %zu scheduler programs attached (%s)",
 		       frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf");
-		printf(", %zu probes\n", frec_probes__count(probes));
+		printf(", %zu probes, %zu triggers\n", frec_probes__count(probes), triggers->n);
 		frecd_bpf__print(bpf, stdout);
 		frec_probes__print(probes, stdout);
 		status = 0;
@@ -248,6 +286,8 @@ int main(int argc, char **argv)
 	dopts.output_dir = opts.output_dir;
 	dopts.outdir = outdir;
 	dopts.running = &opts;
+	dopts.bpf = bpf;
+	dopts.triggers = triggers;
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;
@@ -260,6 +300,7 @@ int main(int argc, char **argv)
 			.opts = &opts,
 			.cfg = &cfg,
 			.probes = &probes,
+			.triggers = &triggers,
 			.bpf = bpf,
 			.tgids = tgids,
 			.ntgids = ntgids,
@@ -276,6 +317,12 @@ int main(int argc, char **argv)
 		}
 		dopts.svc = svc;
 	}
+	for (i = 0; i < triggers->n; i++)
+		log_info("armed trigger %zu: %s%s%s%s", i + 1, triggers->specs[i].name,
+			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ? " (" : "",
+			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ?
+			 triggers->specs[i].spec : "",
+			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ? ")" : "");
 	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
 		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
 		 frec_probes__count(probes), opts.window_ns / 1e9,
@@ -297,6 +344,10 @@ out:
 	frecd_bpf__destroy(bpf);
 	frec_probes__free(probes);
 	frec_recorder__free(rec);
+	if (triggers) {
+		frecd_trigger_set__free(triggers);
+		free(triggers);
+	}
 	/* A reload may have replaced the one opened here. */
 	frecd_outdir__free(dopts.outdir ? dopts.outdir : outdir);
 	frecd_config__free(cfg);

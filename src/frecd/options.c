@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "frecd/options.h"
+#include "frecd/trigger_spec.h"
 
 /* Bounds. The window's bytes are preallocated, so keep the ceiling sane; the
  * ring is a power of two (a kernel rule) of at least 64 KiB. */
@@ -23,6 +24,7 @@
 #define MAX_KEEP		1000000
 #define MAX_KEEP_BYTES		(1ull << 50)
 #define SOCKET_PATH_MAX		107	/* sizeof(sockaddr_un.sun_path) - 1 */
+#define MAX_ON_SNAPSHOT_TIMEOUT_NS	(86400ull * 1000000000)
 
 enum {
 	OPT_WINDOW = 0x100,
@@ -44,6 +46,9 @@ enum {
 	OPT_DEBUG_STALL_MS,
 	OPT_DEBUG_WRITER_DELAY_MS,
 	OPT_DEBUG_PROBES_ONLY,
+	OPT_TRIGGER,
+	OPT_ON_SNAPSHOT,
+	OPT_ON_SNAPSHOT_TIMEOUT,
 };
 
 static const struct option long_options[] = {
@@ -55,6 +60,9 @@ static const struct option long_options[] = {
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "probe",	required_argument, NULL, OPT_PROBE },
 	{ "probe-args",	required_argument, NULL, OPT_PROBE_ARGS },
+	{ "trigger",	required_argument, NULL, OPT_TRIGGER },
+	{ "on-snapshot", required_argument, NULL, OPT_ON_SNAPSHOT },
+	{ "on-snapshot-timeout", required_argument, NULL, OPT_ON_SNAPSHOT_TIMEOUT },
 	{ "wakeup",	no_argument,	   NULL, OPT_WAKEUP },
 	{ "attach",	required_argument, NULL, OPT_ATTACH },
 	{ "btf",	required_argument, NULL, OPT_BTF },
@@ -86,6 +94,7 @@ void frecd_options__init(struct frecd_options *o)
 	o->socket_path = FRECD_DEFAULT_SOCKET;
 	o->keep = FRECD_DEFAULT_KEEP;
 	o->keep_bytes = FRECD_DEFAULT_KEEP_BYTES;
+	o->on_snapshot_timeout_ns = FRECD_DEFAULT_ON_SNAPSHOT_TIMEOUT_NS;
 }
 
 int frecd_parse_size(const char *s, __u64 *out)
@@ -222,6 +231,46 @@ static int add_pid(struct frecd_options *o, const char *arg, char *err, size_t e
 	return 0;
 }
 
+/* "60", "2.5" (seconds), "30s", "500ms". 0, -EINVAL, -ERANGE. */
+static int parse_timeout(const char *arg, __u64 *out_ns)
+{
+	char num[32];
+	size_t len = strlen(arg);
+	__u64 div = 1;
+	int ret;
+
+	if (len > 2 && !strcmp(arg + len - 2, "ms")) {
+		len -= 2;
+		div = 1000;
+	} else if (len > 1 && arg[len - 1] == 's') {
+		len--;
+	}
+	if (len >= sizeof(num))
+		return -ERANGE;
+	memcpy(num, arg, len);
+	num[len] = '\0';
+	ret = frecd_parse_seconds(num, out_ns);
+	if (!ret)
+		*out_ns /= div;
+	return ret;
+}
+
+static int add_trigger(struct frecd_options *o, const char *arg, char *err, size_t errlen)
+{
+	struct trigger_spec ts;
+	int ret;
+
+	if (o->ntriggers == FREC_MAX_TRIGGERS)
+		return usage_error(err, errlen, "--trigger %s: too many triggers; at most %d",
+				   arg, FREC_MAX_TRIGGERS);
+	ret = trigger_spec__parse(arg, &ts, err, errlen);
+	if (ret)
+		return ret;
+	trigger_spec__free(&ts);
+	o->triggers[o->ntriggers++] = arg;
+	return 0;
+}
+
 static int parse_one(struct frecd_options *o, int c, const char *arg, char *err, size_t errlen)
 {
 	unsigned long long v;
@@ -279,6 +328,27 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 			return usage_error(err, errlen, "--probe %s: too many probes; at most %d",
 					   arg, FREC_MAX_PROBES - 1);
 		o->probes[o->nprobes++] = arg;
+		return 0;
+	case OPT_TRIGGER:
+		return add_trigger(o, arg, err, errlen);
+	case OPT_ON_SNAPSHOT:
+		if (*arg != '/')
+			return usage_error(err, errlen,
+					   "--on-snapshot '%s': not an absolute path (it is run without a shell or PATH); use e.g. --on-snapshot /usr/local/bin/frec-upload",
+					   arg);
+		o->on_snapshot = arg;
+		return 0;
+	case OPT_ON_SNAPSHOT_TIMEOUT:
+		ret = parse_timeout(arg, &o->on_snapshot_timeout_ns);
+		if (ret == -EINVAL)
+			return usage_error(err, errlen,
+					   "--on-snapshot-timeout '%s': not a duration; use seconds or a number with s or ms, e.g. --on-snapshot-timeout 60",
+					   arg);
+		if (ret || !o->on_snapshot_timeout_ns ||
+		    o->on_snapshot_timeout_ns > MAX_ON_SNAPSHOT_TIMEOUT_NS)
+			return usage_error(err, errlen,
+					   "--on-snapshot-timeout %s: out of range; use more than 0 and at most 86400 seconds",
+					   arg);
 		return 0;
 	case OPT_PROBE_ARGS:
 		ret = parse_uint(arg, FREC_MAX_PROBE_ARGS, &v);
@@ -401,6 +471,45 @@ int frecd_options__parse(struct frecd_options *o, int argc, char **argv, char *e
 	return 0;
 }
 
+int frecd_options__check(const struct frecd_options *o, const char **bad, char *err,
+			 size_t errlen)
+{
+	struct trigger_spec ts[FREC_MAX_TRIGGERS];
+	size_t i, j, n = 0;
+	int ret = 0;
+
+	*bad = NULL;
+	for (n = 0; n < o->ntriggers; n++) {
+		ret = trigger_spec__parse(o->triggers[n], &ts[n], err, errlen);
+		if (ret) {
+			*bad = o->triggers[n];
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (ts[i].delay_ns >= o->window_ns) {
+			*bad = o->triggers[i];
+			ret = usage_error(err, errlen,
+					  "trigger '%s': delay %.9g s is not shorter than --window %.9g s, so its snapshot could miss the firing; lower delay= or raise --window",
+					  ts[i].spec, ts[i].delay_ns / 1e9, o->window_ns / 1e9);
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(ts[i].name, ts[j].name))
+				continue;
+			*bad = o->triggers[i];
+			ret = usage_error(err, errlen,
+					  "trigger '%s': the name '%s' is taken by trigger '%s'; give one of them another name=",
+					  ts[i].spec, ts[i].name, ts[j].spec);
+			goto out;
+		}
+	}
+out:
+	for (i = 0; i < n; i++)
+		trigger_spec__free(&ts[i]);
+	return ret;
+}
+
 /* yes/no and their synonyms: 1, 0, or -1 when value is neither. */
 static int parse_bool(const char *value)
 {
@@ -486,6 +595,13 @@ void frecd_options__usage(FILE *out)
 "                       uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
 "                       func:PATH:FUNC (entry and return), usdt:PATH:PROV:NAME\n"
 "      --probe-args N   integer arguments recorded per entry (0-6, default 3)\n"
+"      --trigger SPEC   take a snapshot by itself when a condition holds;\n"
+"                       repeatable (at most 32), see TRIGGERS\n"
+"      --on-snapshot PROGRAM  run PROGRAM (an absolute path, no shell) after\n"
+"                       each snapshot, with its path as the argument and\n"
+"                       FREC_REASON set; its output goes to frecd's log\n"
+"      --on-snapshot-timeout DUR  kill PROGRAM after this long: seconds, or\n"
+"                       a number with s or ms (default 60)\n"
 "      --wakeup         also record sched_wakeup (sched_waking is always on)\n"
 "      --attach MODE    auto (default): tp_btf, falling back to raw_tp;\n"
 "                       tp_btf or raw_tp to force one\n"
@@ -519,22 +635,43 @@ void frecd_options__usage(FILE *out)
 "                       filter matches no process): only --probe records use\n"
 "                       the ring, so that their drops can be counted exactly\n"
 "\n"
+"TRIGGERS\n"
+"  SPEC is a condition, then options after commas:\n"
+"    runq>DUR           a thread waited longer than DUR to run after waking\n"
+"    offcpu>DUR         a thread was blocked (off CPU) longer than DUR\n"
+"    oncpu>DUR          a thread ran longer than DUR without leaving its CPU\n"
+"                       (one still running is seen within 50 ms)\n"
+"    func:PATH:FUNC>DUR a call of FUNC took longer than DUR (adds the probe)\n"
+"    probe:SPEC         the --probe SPEC fired (added when not given)\n"
+"    lost               events were lost\n"
+"    manual:NAME        `frec trigger NAME` asked for it\n"
+"  DUR: a number with us, ms or s, e.g. 50ms. Options: comm=NAME, pid=PID\n"
+"  (only that thread name or process), delay=DUR (the snapshot is taken this\n"
+"  long after the firing, default 1s, less than --window), cooldown=DUR (no\n"
+"  new firing for this long, default 10s), max=N/h or N/d (at most N\n"
+"  snapshots per hour or day, default 6/h), name=NAME (default: the spec).\n"
+"  Firings that take no snapshot are counted in the recording and in\n"
+"  frec status. E.g. --trigger 'runq>20ms,comm=nginx,name=nginx-runq'\n"
+"\n"
 "CONFIGURATION FILE\n"
 "  One `key = value` a line; the keys are the long options without dashes:\n"
 "  output, window, max-size, period, ring-size, pid, probe, probe-args,\n"
-"  wakeup (yes/no), attach, btf, keep, keep-size, socket, verbose (yes/no).\n"
-"  pid and probe may be repeated. Lines starting with # are comments. The\n"
+"  trigger, on-snapshot, on-snapshot-timeout, wakeup (yes/no), attach, btf,\n"
+"  keep, keep-size, socket, verbose (yes/no).\n"
+"  pid, probe and trigger may be repeated. Lines starting with # are comments. The\n"
 "  file must be root's and not writable by group or others.\n"
-"  Command-line options override the file; -p and --probe add to it.\n"
-"  SIGHUP reads the file again and applies pid, probe, probe-args, wakeup,\n"
-"  output, keep, keep-size and verbose without losing the recorded window;\n"
+"  Command-line options override the file; -p, --probe and --trigger add\n"
+"  to it. SIGHUP reads the file again and applies pid, probe, probe-args,\n"
+"  trigger, on-snapshot, on-snapshot-timeout, wakeup, output, keep,\n"
+"  keep-size and verbose without losing the recorded window;\n"
 "  the others need a restart. A file with an error is reported with its line\n"
 "  number and the running configuration stays.\n"
 "\n"
 "CONTROL SOCKET\n"
 "  Root only (checked with SO_PEERCRED; socket 0600). One request line:\n"
-"  `snapshot [REASON]`, `status` or `status json`; the answer ends with one\n"
-"  line `ok [TEXT]` or `error TEXT`. `frec snapshot` and `frec status` use it.\n"
+"  `snapshot [REASON]`, `trigger NAME`, `status` or `status json`; the\n"
+"  answer ends with one line `ok [TEXT]` or `error TEXT`. `frec snapshot`,\n"
+"  `frec trigger` and `frec status` use it.\n"
 "\n"
 "SIGNALS\n"
 "  SIGUSR1   write a snapshot DIR/frec-YYYYMMDDTHHMMSS.mmmZ.frec; requests that\n"
@@ -564,6 +701,7 @@ void frecd_options__usage(FILE *out)
 "  frec info /var/lib/frec/*.frec      read it\n"
 "  sudo frecd -p $(pidof myapp) --window 30 --max-size 256M\n"
 "  sudo frecd --probe func:/usr/bin/myapp:handle_request\n"
+"  sudo frecd --trigger 'runq>50ms' --trigger manual:oops\n"
 "  sudo frecd --check                  what works on this machine\n"
 "  sudo frecd --dry-run -v             check that everything loads\n",
 		FRECD_DEFAULT_KEEP);

@@ -26,6 +26,7 @@
 #define FRECD_DEFAULT_SOCKET		"/run/frec/frecd.sock"
 #define FRECD_DEFAULT_KEEP		100
 #define FRECD_DEFAULT_KEEP_BYTES	(1ull << 30)
+#define FRECD_DEFAULT_ON_SNAPSHOT_TIMEOUT_NS	(60ull * 1000000000)
 
 enum frecd_attach {
 	FRECD_ATTACH_AUTO = 0,	/* tp_btf, falling back to raw_tp */
@@ -44,6 +45,10 @@ struct frecd_options {
 	const char *probes[FREC_MAX_PROBES]; /* --probe SPEC, validated later */
 	size_t nprobes;
 	__u32 probe_args;		/* --probe-args */
+	const char *triggers[FREC_MAX_TRIGGERS]; /* --trigger SPEC, ids 1..n in order */
+	size_t ntriggers;
+	const char *on_snapshot;	/* --on-snapshot PROGRAM (absolute), NULL: none */
+	__u64 on_snapshot_timeout_ns;	/* --on-snapshot-timeout */
 	bool wakeup;			/* --wakeup: record sched_wakeup too */
 	enum frecd_attach attach;	/* --attach */
 	const char *btf_path;		/* --btf: BTF for CO-RE when the kernel has none */
@@ -80,6 +85,16 @@ int frecd_options__parse(struct frecd_options *o, int argc, char **argv, char *e
  */
 int frecd_options__set(struct frecd_options *o, const char *key, const char *value,
 		       char *err, size_t errlen);
+
+/*
+ * What concerns several options together, once all are in (the file's and
+ * the command line's): each trigger's delay is shorter than --window (its
+ * snapshot must still hold the firing), and no two triggers share a name.
+ * 0, or -EINVAL with one line in err and *bad the trigger text at fault
+ * (one of o->triggers, for frecd_config__where()).
+ */
+int frecd_options__check(const struct frecd_options *o, const char **bad, char *err,
+			 size_t errlen);
 
 /* "123", "64K", "16M", "1G" (binary multiples). 0 or -EINVAL / -ERANGE. */
 int frecd_parse_size(const char *s, __u64 *out);

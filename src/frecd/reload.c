@@ -18,6 +18,7 @@
 #include "frecd/probes.h"
 #include "frecd/reload.h"
 #include "frecd/service.h"
+#include "frecd/trigger_setup.h"
 
 int frecd_reload__init(struct frecd_reload_state *rs, const struct frecd_options *o,
 		       const __u32 *tgids, size_t ntgids)
@@ -42,6 +43,11 @@ int frecd_reload__init(struct frecd_reload_state *rs, const struct frecd_options
 
 static void plan_free(struct frecd_reload_plan *p)
 {
+	if (p->triggers) {
+		frecd_trigger_set__free(p->triggers);
+		free(p->triggers);
+		p->triggers = NULL;
+	}
 	frec_probes__free(p->probes);
 	frecd_outdir__free(p->outdir);
 	frecd_config__free(p->cfg);
@@ -134,6 +140,28 @@ static bool same_probes(const struct frecd_options *a, const struct frecd_option
 	return true;
 }
 
+static bool same_triggers(const struct frecd_options *a, const struct frecd_options *b)
+{
+	size_t i;
+
+	if (a->ntriggers != b->ntriggers)
+		return false;
+	for (i = 0; i < a->ntriggers; i++)
+		if (strcmp(a->triggers[i], b->triggers[i]))
+			return false;
+	return true;
+}
+
+static bool has_probe_trigger(const struct frecd_trigger_set *t)
+{
+	size_t i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (t->specs[i].probe)
+			return true;
+	return false;
+}
+
 /* The size of each CPU's ring, which the probes' wakeup threshold follows. */
 static __u64 ring_bytes_each(const struct frecd_bpf *bpf)
 {
@@ -145,8 +173,8 @@ static __u64 ring_bytes_each(const struct frecd_bpf *bpf)
 }
 
 static int attach_probes(struct frec_probes *p, const struct frecd_service_opts *so,
-			 const __u32 *tgids, size_t ntgids, __u32 nargs, int verbose,
-			 char *err, size_t errlen)
+			 const struct frecd_trigger_set *t, const __u32 *tgids, size_t ntgids,
+			 __u32 nargs, int verbose, char *err, size_t errlen)
 {
 	struct frec_probes_attach_opts popts = {
 		.sz = sizeof(popts),
@@ -158,6 +186,10 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 		.self_pid = getpid(),
 		.nargs = nargs,
 		.verbose = verbose,
+		.triggers = t ? t->bpf : NULL,
+		.ntriggers = t ? t->n : 0,
+		.triggers_fd = t && t->n ? frecd_bpf__triggers_fd(so->bpf) : -1,
+		.trigger_state_fd = t && t->n ? frecd_bpf__trigger_state_fd(so->bpf) : -1,
 	};
 
 	if (!frec_probes__count(p))
@@ -206,6 +238,50 @@ static int set_filter(const struct frecd_service_opts *so, const __u32 *tgids, s
 	return ret;
 }
 
+/*
+ * The new triggers, once the probes they name are attached: the programs'
+ * table, the policy (ids whose spec changed start over, in the programs
+ * too), the recorder's table. On failure the old triggers stay armed.
+ */
+static void apply_triggers(const struct frecd_service_opts *so, struct frecd_reload_plan *p,
+			   struct frecd_daemon *d)
+{
+	struct frecd_trigger_set *t = p->triggers;
+	char err[512];
+	__u64 first0, last0, first, last;
+	__u32 changed = 0, id;
+	int ret;
+
+	/* A table written in place swaps nothing: the last swap stays what
+	 * it was, and must not be marked twice. */
+	frecd_bpf__last_swap(so->bpf, &first0, &last0);
+	ret = frecd_bpf__set_triggers(so->bpf, t->bpf, t->n, err, sizeof(err));
+	frecd_bpf__last_swap(so->bpf, &first, &last);
+	if (first && (first != first0 || last != last0))
+		mark_gap(so->rec, first, last);
+	if (ret) {
+		log_error("reload: the triggers stay as they were: %s", err);
+		return;
+	}
+	ret = frecd_daemon__set_triggers(d, t, &changed);
+	if (ret)
+		log_error("reload: cannot apply the new triggers' policy: %s; restart frecd",
+			  strerror(-ret));
+	for (id = 1; id <= FREC_MAX_TRIGGERS; id++)
+		if (changed & (1u << (id - 1)))
+			frecd_bpf__reset_trigger(so->bpf, id);
+	ret = frec_recorder__set_triggers(so->rec, t->info, t->n);
+	if (ret)
+		log_error("reload: cannot register the triggers with the recorder: %s",
+			  strerror(-ret));
+	if (*so->triggers) {
+		frecd_trigger_set__free(*so->triggers);
+		free(*so->triggers);
+	}
+	*so->triggers = t;
+	p->triggers = NULL;
+}
+
 /* Apply a checked plan; the old probes, if they change, are detached. */
 static int apply(const struct frecd_service_opts *so, struct frecd_reload_state *rs,
 		 struct frecd_daemon *d)
@@ -227,8 +303,9 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		/* What the old probes recorded is sealed under the old table. */
 		frecd_daemon__flush(d);
 		t0 = frecd_clock__mono_ms();
-		ret = attach_probes(p->probes, so, p->tgids, p->ntgids, p->next.probe_args,
-				    p->next.verbose, err, sizeof(err));
+		ret = attach_probes(p->probes, so, p->triggers ? p->triggers : *so->triggers,
+				    p->tgids, p->ntgids, p->next.probe_args, p->next.verbose, err,
+				    sizeof(err));
 		if (ret) {
 			if (p->filter_changed &&
 			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
@@ -245,6 +322,8 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		p->old = NULL;
 		frec_probes__log(*so->probes);
 	}
+	if (p->triggers)
+		apply_triggers(so, p, d);
 
 	/* Commit. */
 	memcpy(rs->tgids, p->tgids, p->ntgids * sizeof(*p->tgids));
@@ -267,10 +346,11 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	frecd_config__free(*so->cfg);
 	*so->cfg = p->cfg;
 	p->cfg = NULL;
-	log_info("reloaded %s in %llu ms: %zu probes%s, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
+	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
 		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
 		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
+		 *so->triggers ? (*so->triggers)->n : 0,
 		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
 		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
 	plan_free(p);
@@ -280,8 +360,8 @@ undo_probes:
 	if (probes_changed) {
 		char again[512];
 
-		if (attach_probes(p->old, so, rs->tgids, rs->ntgids, cur->probe_args, cur->verbose,
-				  again, sizeof(again)))
+		if (attach_probes(p->old, so, *so->triggers, rs->tgids, rs->ntgids, cur->probe_args,
+				  cur->verbose, again, sizeof(again)))
 			log_error("reload: cannot attach the previous probes again: %s; restart frecd",
 				  again);
 	}
@@ -309,7 +389,7 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	struct frecd_reload_plan *p = &rs->plan;
 	struct frecd_options *cur = so->opts;
 	char err[1024], where[PATH_MAX + 32];
-	bool probes_changed, pids_changed;
+	bool probes_changed, pids_changed, triggers_changed;
 	size_t i;
 	int ret;
 
@@ -329,6 +409,32 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	pids_changed = !frecd_pids__same(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
 	/* Probes are attached per -p process: a new filter attaches them again. */
 	probes_changed = !same_probes(&p->next, cur) || (pids_changed && p->next.nprobes);
+	triggers_changed = !same_triggers(&p->next, cur);
+	if (p->next.on_snapshot && !same_str(p->next.on_snapshot, cur->on_snapshot) &&
+	    access(p->next.on_snapshot, X_OK)) {
+		snprintf(err, sizeof(err), "%s--on-snapshot %s: %s; give an executable file",
+			 frecd_config__where(p->cfg, p->next.on_snapshot, where, sizeof(where)),
+			 p->next.on_snapshot, strerror(errno));
+		ret = -EINVAL;
+		goto invalid;
+	}
+	if (triggers_changed || probes_changed) {
+		p->triggers = calloc(1, sizeof(*p->triggers));
+		if (!p->triggers) {
+			ret = -ENOMEM;
+			snprintf(err, sizeof(err), "out of memory");
+			goto invalid;
+		}
+		ret = frecd_trigger_set__parse(p->triggers, p->next.triggers, p->next.ntriggers,
+					       err, sizeof(err));
+		if (ret)
+			goto invalid;
+		/* Probe triggers name probes by id: a change of them, or of
+		 * the probes, attaches the probes again. */
+		if (triggers_changed &&
+		    (has_probe_trigger(p->triggers) || has_probe_trigger(*so->triggers)))
+			probes_changed = true;
+	}
 	p->filter_changed = pids_changed || p->next.wakeup != cur->wakeup;
 	if (cur->debug_probes_only) {
 		/* The scheduler programs keep filtering everything out. */
@@ -352,6 +458,16 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 				goto invalid;
 			}
 		}
+		ret = frecd_trigger_set__add_probes(p->triggers, p->next.probes, p->next.nprobes,
+						    p->probes, err, sizeof(err));
+		if (ret)
+			goto invalid;
+	}
+	if (p->triggers) {
+		ret = frecd_trigger_set__build(p->triggers, probes_changed ? p->probes : *so->probes,
+					       err, sizeof(err));
+		if (ret)
+			goto invalid;
 	}
 	if (!same_str(p->next.output_dir, cur->output_dir)) {
 		char msg[768];

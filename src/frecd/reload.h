@@ -8,6 +8,12 @@
  *                       probe table, then the new probes are attached and
  *                       the recorder gets the new table;
  *   pid, wakeup         the BPF filter map is updated (frecd_bpf__set_filter);
+ *   trigger             the programs get the new table (frecd_bpf__set_triggers:
+ *                       in place, or a swap of programs marked as a gap); an
+ *                       id whose spec stays keeps its state and counters, the
+ *                       others start over; func: and probe: triggers attach
+ *                       the probes again (their ids may change);
+ *   on-snapshot, on-snapshot-timeout  from the next snapshot on;
  *   output, keep, keep-size, verbose.
  * The recorder's shape (window, max-size, period, ring-size) and attach, btf
  * and socket take a restart: a change is logged and the running value stays.
@@ -32,6 +38,7 @@ struct frecd_daemon;
 struct frecd_config;
 struct frecd_outdir;
 struct frec_probes;
+struct frecd_trigger_set;
 
 /* A checked configuration, waiting to be applied. */
 struct frecd_reload_plan {
@@ -40,6 +47,8 @@ struct frecd_reload_plan {
 	struct frec_probes *probes;	/* the new probes (checked, not attached), or NULL: unchanged */
 	struct frec_probes *old;	/* the probes they replace */
 	struct frecd_outdir *outdir;	/* the new -o, or NULL: unchanged */
+	struct frecd_trigger_set *triggers; /* the new triggers (built for the
+					 * probes they go with), or NULL: unchanged */
 	__u32 tgids[FRECD_MAX_PIDS];
 	size_t ntgids;
 	bool filter_changed;

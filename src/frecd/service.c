@@ -131,6 +131,14 @@ static int ctl_snapshot(void *ctx, const char *reason, __u64 *seq, char *err, si
 	return ret;
 }
 
+static int ctl_trigger(void *ctx, const char *name, __u32 pid, __u32 *id, char *err,
+		       size_t errlen)
+{
+	struct frecd_service *s = ctx;
+
+	return frecd_daemon__trigger(s->d, name, pid, id, err, errlen);
+}
+
 static int ctl_status(void *ctx, bool json, FILE *out)
 {
 	struct frecd_service *s = ctx;
@@ -146,6 +154,7 @@ static int ctl_status(void *ctx, bool json, FILE *out)
 
 static const struct frecd_control_ops control_ops = {
 	.snapshot = ctl_snapshot,
+	.trigger = ctl_trigger,
 	.status = ctl_status,
 };
 
@@ -255,6 +264,12 @@ void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, c
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	frecd_control__snapshot_done(s->control, seq, 0, path);
+}
+
+void frecd_service__trigger_snapshot(struct frecd_service *s, __u32 id, int err, __u64 seq)
+{
+	if (s)
+		frecd_control__trigger_snapshot(s->control, id, err, seq);
 }
 
 void frecd_service__stopping(struct frecd_service *s)

@@ -2,7 +2,7 @@
 /*
  * frecd as a service: what the event loop (daemon.c) calls besides its own
  * work, so that the loop stays about recording.
- *  - the control socket (control.c): frec snapshot, frec status (filled
+ *  - the control socket (control.c): frec snapshot, frec trigger, frec status (filled
  *    from the loop's counters, status.h);
  *  - the service manager (notify.c): READY=1 once the loop runs, STATUS=
  *    every FRECD_STATUS_INTERVAL_MS, RELOADING=1/READY=1 around a reload,
@@ -25,6 +25,7 @@
 struct frecd_options;
 struct frecd_config;
 struct frec_probes;
+struct frecd_trigger_set;
 struct frecd_bpf;
 struct frec_recorder;
 struct frecd_daemon;
@@ -40,6 +41,7 @@ struct frecd_service_opts {
 	struct frecd_options *opts;	/* as running */
 	struct frecd_config **cfg;	/* owns the strings of opts that came from the file */
 	struct frec_probes **probes;	/* the attached probes */
+	struct frecd_trigger_set **triggers; /* --trigger as running (trigger_setup.h) */
 	struct frecd_bpf *bpf;
 	const __u32 *tgids;		/* the -p filter as started (tgids) */
 	size_t ntgids;
@@ -71,6 +73,9 @@ void frecd_service__reload(struct frecd_service *s);
  * NULL): answer who asked for it, apply retention. */
 void frecd_service__snapshot_done(struct frecd_service *s, __u64 seq, int err, const char *dir,
 				  const char *name);
+/* Trigger id's delay is over: its snapshot was requested (err 0, as seq)
+ * or could not be (-errno). Clients of `frec trigger` wait for it. */
+void frecd_service__trigger_snapshot(struct frecd_service *s, __u32 id, int err, __u64 seq);
 /* SIGTERM/SIGINT: the loop stops once the snapshot in progress is written. */
 void frecd_service__stopping(struct frecd_service *s);
 /* The loop ends: close the socket (clients still waiting are told why). */

@@ -22,6 +22,7 @@ struct frecd_snapshots {
 	bool stopping;
 	bool pending;			/* requested while writing: one more after */
 	char pending_reason[128];	/* of the first request merged into it */
+	char reason[128];		/* of the one in progress */
 	__u64 seq;			/* the last snapshot started (its number) */
 	char dir[PATH_MAX];		/* -o of the one in progress */
 	__u64 start_ns;			/* CLOCK_MONOTONIC, of the one in progress */
@@ -80,6 +81,7 @@ static int start(struct frecd_snapshots *s, const char *reason)
 
 	s->seq++;
 	s->start_ns = frecd_clock__mono_ns();
+	snprintf(s->reason, sizeof(s->reason), "%s", reason);
 	snprintf(s->dir, sizeof(s->dir), "%s", dopts->output_dir);
 	s->o.seal(s->o.ctx);
 
@@ -113,7 +115,7 @@ static int start(struct frecd_snapshots *s, const char *reason)
 	}
 	return 0;
 fail:
-	s->o.done(s->o.ctx, s->seq, ret, s->dir, NULL);
+	s->o.done(s->o.ctx, s->seq, ret, s->dir, NULL, s->reason);
 	return ret;
 }
 
@@ -188,7 +190,7 @@ void frecd_snapshots__collect(struct frecd_snapshots *s)
 	frec_recorder__unpin(s->o.rec, res.pin);
 	if (!res.err)
 		snprintf(s->last, sizeof(s->last), "%s/%s", s->dir, res.name);
-	s->o.done(s->o.ctx, s->seq, res.err, s->dir, res.name);
+	s->o.done(s->o.ctx, s->seq, res.err, s->dir, res.name, s->reason);
 	/* After the answer: retention is housekeeping no client waits for. */
 	if (!res.err)
 		apply_retention(s, res.name);
@@ -203,7 +205,8 @@ void frecd_snapshots__stop(struct frecd_snapshots *s)
 	s->stopping = true;
 	if (s->pending) {
 		log_info("the pending snapshot request is dropped");
-		s->o.done(s->o.ctx, s->seq + 1, -ECANCELED, s->o.dopts->output_dir, NULL);
+		s->o.done(s->o.ctx, s->seq + 1, -ECANCELED, s->o.dopts->output_dir, NULL,
+			  s->pending_reason);
 	}
 	s->pending = false;
 }

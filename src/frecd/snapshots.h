@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Snapshot orchestration: from a request (SIGUSR1, `frec snapshot`) to a
+ * Snapshot orchestration: from a request (SIGUSR1, `frec snapshot`, a
+ * trigger whose delay is over: triggers.h) to a
  * file in -o, and retention after it.
  *  - A request seals the open generation at the loop's cut (the seal hook:
  *    drain first), pins the window, checks -o again (outdir.h) and hands the
@@ -40,9 +41,10 @@ struct frecd_snapshots_opts {
 	const struct frecd_options *running;
 	/* Drain the rings and seal the open generation at the cut. */
 	void (*seal)(void *ctx);
-	/* Snapshot seq is written (err 0) to dir/name, or failed (-errno, name
-	 * may be NULL; -ECANCELED: dropped, frecd stops). */
-	void (*done)(void *ctx, __u64 seq, int err, const char *dir, const char *name);
+	/* Snapshot seq, taken for reason, is written (err 0) to dir/name, or
+	 * failed (-errno, name may be NULL; -ECANCELED: dropped, frecd stops). */
+	void (*done)(void *ctx, __u64 seq, int err, const char *dir, const char *name,
+		     const char *reason);
 	void *ctx;
 };
 

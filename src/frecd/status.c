@@ -143,6 +143,35 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 		text_str(out, p->name ? p->name : "");
 		fprintf(out, " (%s), %llu hits\n", probe_kind(p->kind), (unsigned long long)p->hits);
 	}
+	fprintf(out, LABEL "%zu\n", "triggers", st->ntriggers);
+	for (i = 0; i < st->ntriggers; i++) {
+		const struct frecd_trigger_stats *g = &st->triggers[i];
+		char label[32];
+
+		snprintf(label, sizeof(label), "  trigger %u", g->id);
+		fprintf(out, LABEL, label);
+		text_str(out, g->name ? g->name : "");
+		if (g->spec && g->name && strcmp(g->spec, g->name)) {
+			fputs(" (", out);
+			text_str(out, g->spec);
+			fputc(')', out);
+		}
+		fprintf(out, ": %llu fired, %llu snapshots%s; suppressed %llu by delay, %llu by cooldown, %llu by rate\n",
+			(unsigned long long)g->fired, (unsigned long long)g->snapshots,
+			g->pending ? " (one pending)" : "",
+			(unsigned long long)g->suppressed_delay,
+			(unsigned long long)g->suppressed_cooldown,
+			(unsigned long long)g->suppressed_rate);
+	}
+	if (st->on_snapshot) {
+		const struct frecd_on_snapshot_stats *os = &st->on_snapshot_stats;
+
+		fprintf(out, LABEL, "on-snapshot");
+		text_str(out, st->on_snapshot);
+		fprintf(out, ": %llu runs, %llu failed, %llu skipped, %u running\n",
+			(unsigned long long)os->runs, (unsigned long long)os->failures,
+			(unsigned long long)os->skipped, os->running);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -250,7 +279,35 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 		fprintf(out, ",\"kind\":\"%s\",\"hits\":%llu}", probe_kind(p->kind),
 			(unsigned long long)p->hits);
 	}
-	fputs("]}\n", out);
+	fputs("],\"triggers\":[", out);
+	for (i = 0; i < st->ntriggers; i++) {
+		const struct frecd_trigger_stats *g = &st->triggers[i];
+
+		fprintf(out, "%s{\"id\":%u,\"name\":", i ? "," : "", g->id);
+		json_str(out, g->name);
+		fputs(",\"spec\":", out);
+		json_str(out, g->spec);
+		fprintf(out, ",\"kind\":\"%s\",\"fired\":%llu,\"snapshots\":%llu,\"pending\":%s,"
+			"\"suppressed_delay\":%llu,\"suppressed_cooldown\":%llu,\"suppressed_rate\":%llu}",
+			trigger_kind__name(g->kind), (unsigned long long)g->fired,
+			(unsigned long long)g->snapshots, g->pending ? "true" : "false",
+			(unsigned long long)g->suppressed_delay,
+			(unsigned long long)g->suppressed_cooldown,
+			(unsigned long long)g->suppressed_rate);
+	}
+	fputs("],\"on_snapshot\":", out);
+	if (st->on_snapshot) {
+		const struct frecd_on_snapshot_stats *os = &st->on_snapshot_stats;
+
+		fputs("{\"program\":", out);
+		json_str(out, st->on_snapshot);
+		fprintf(out, ",\"runs\":%llu,\"failures\":%llu,\"skipped\":%llu,\"running\":%u}",
+			(unsigned long long)os->runs, (unsigned long long)os->failures,
+			(unsigned long long)os->skipped, os->running);
+	} else {
+		fputs("null", out);
+	}
+	fputs("}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
 

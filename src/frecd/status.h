@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <frec/recorder.h>
+#include "frecd/on_snapshot.h"
+#include "frecd/triggers.h"
 
 struct frecd_status_probe {
 	__u32 id;		/* the BPF cookie, as in snapshots */
@@ -62,6 +64,11 @@ struct frecd_status {
 
 	size_t nprobes;
 	const struct frecd_status_probe *probes;
+
+	size_t ntriggers;		/* --trigger, index id - 1 */
+	const struct frecd_trigger_stats *triggers;
+	const char *on_snapshot;	/* --on-snapshot PROGRAM, NULL: none */
+	struct frecd_on_snapshot_stats on_snapshot_stats;
 };
 
 /* Aligned "label  value" lines, for people. 0 or -EIO. */

@@ -5,8 +5,12 @@
  *   | lost | manual:NAME
  * then, after commas, any of comm=NAME, pid=PID, cgroup=PATH (refused until
  * frec knows cgroups), delay=DUR, cooldown=DUR, max=N/h or max=N/d,
- * name=NAME. DUR is a number with us, ms or s ("0" alone needs none).
- * Only the text is checked here; frecd resolves func: and probe: probes.
+ * name=NAME. DUR is a number with us, ms or s, with an optional fraction
+ * ("0" alone needs none), at most a day. The options and the condition are
+ * split at commas: a probe's path cannot hold one. comm= and pid= concern a
+ * thread, so lost and manual refuse them.
+ * Only the text is checked here; frecd resolves func: and probe: probes and
+ * checks what concerns all triggers together (names, delay < --window).
  *
  * Threads: pure parsing, any thread.
  */
@@ -20,6 +24,8 @@
 #define TRIGGER_DEFAULT_DELAY_NS	1000000000ull	/* 1 s */
 #define TRIGGER_DEFAULT_COOLDOWN_NS	10000000000ull	/* 10 s */
 #define TRIGGER_DEFAULT_MAX		6		/* per hour */
+#define TRIGGER_MAX_RATE		1000		/* max=N/...: N at most */
+#define TRIGGER_NAME_MAX		64		/* name=, manual:NAME */
 
 struct trigger_spec {
 	enum frec_trigger_kind kind;
@@ -32,7 +38,7 @@ struct trigger_spec {
 	__u64 cooldown_ns;
 	__u32 max_count;	/* max=N/... */
 	__u64 max_period_ns;	/* one hour or one day */
-	const char *name;	/* name=, else the whole spec */
+	const char *name;	/* name=, else manual's NAME, else the whole spec */
 	const char *spec;	/* as written */
 	char *buf_;		/* the strings above point into it */
 };

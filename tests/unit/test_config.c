@@ -356,6 +356,40 @@ static void test_command_line_wins(void **state)
 	assert_string_equal(err, "--config '': empty file name; use e.g. --config /etc/frec/frecd.conf");
 }
 
+/* trigger = repeats; a delay checked against the file's window, with its line. */
+static void test_triggers(void **state)
+{
+	const char *path;
+	char expect[512];
+
+	path = write_file("trig.conf",
+			  "window = 30\ntrigger = runq>5ms,delay=20s\ntrigger = lost\n"
+			  "on-snapshot = /usr/local/bin/up\non-snapshot-timeout = 10\n", 0600);
+	assert_int_equal(load("--config", path, "--trigger", "manual:oops", NULL), 0);
+	assert_int_equal(o.ntriggers, 3);		/* --trigger adds */
+	assert_string_equal(o.triggers[0], "runq>5ms,delay=20s");
+	assert_string_equal(o.triggers[2], "manual:oops");
+	assert_string_equal(o.on_snapshot, "/usr/local/bin/up");
+	assert_int_equal(o.on_snapshot_timeout_ns, 10000000000ull);
+	/* the command line's window is checked against the file's delay */
+	assert_int_equal(load("--config", path, "--window", "20", NULL), -EINVAL);
+	snprintf(expect, sizeof(expect),
+		 "%s:2: trigger 'runq>5ms,delay=20s': delay 20 s is not shorter than --window 20 s, so its snapshot could miss the firing; lower delay= or raise --window",
+		 path);
+	assert_string_equal(err, expect);
+	assert_null(cfg);
+	/* and a command-line trigger has no line */
+	assert_int_equal(load("--config", path, "--trigger", "lost,delay=31s", NULL), -EINVAL);
+	assert_string_equal(err, "trigger 'lost,delay=31s': delay 31 s is not shorter than --window 30 s, so its snapshot could miss the firing; lower delay= or raise --window");
+	/* a bad spec in the file: its line */
+	path = write_file("bad.conf", "\ntrigger = runq>5\n", 0600);
+	assert_int_equal(load("--config", path, NULL), -EINVAL);
+	snprintf(expect, sizeof(expect),
+		 "%s:2: trigger 'runq>5': runq>5: not a duration; use a number with us, ms or s, e.g. runq>50ms",
+		 path);
+	assert_string_equal(err, expect);
+}
+
 static void test_new_options(void **state)
 {
 	char longpath[160];
@@ -398,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_large, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_command_line_wins, setup_dir, teardown_dir),
 		cmocka_unit_test_teardown(test_new_options, teardown),
+		cmocka_unit_test_setup_teardown(test_triggers, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

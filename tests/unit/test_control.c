@@ -25,6 +25,8 @@ struct fake {
 	int nreasons;
 	__u64 next_seq;
 	int fail;		/* -errno for the next snapshot request */
+	char trigger_name[64];	/* the last trigger request */
+	__u32 trigger_pid;
 };
 
 static int fake_snapshot(void *ctx, const char *reason, __u64 *seq, char *err, size_t errlen)
@@ -47,7 +49,31 @@ static int fake_status(void *ctx, bool json, FILE *out)
 	return 0;
 }
 
-static const struct frecd_control_ops ops = { .snapshot = fake_snapshot, .status = fake_status };
+/* "oops" is trigger 2; "cool" is in its cooldown; anything else is unknown. */
+static int fake_trigger(void *ctx, const char *name, __u32 pid, __u32 *id, char *err,
+			size_t errlen)
+{
+	struct fake *f = ctx;
+
+	snprintf(f->trigger_name, sizeof(f->trigger_name), "%s", name);
+	f->trigger_pid = pid;
+	if (!strcmp(name, "oops")) {
+		*id = 2;
+		return 0;
+	}
+	if (!strcmp(name, "cool")) {
+		snprintf(err, errlen, "trigger cool is in its cooldown");
+		return -EBUSY;
+	}
+	snprintf(err, errlen, "no manual trigger '%s'; the armed ones: oops, cool", name);
+	return -ENOENT;
+}
+
+static const struct frecd_control_ops ops = {
+	.snapshot = fake_snapshot,
+	.trigger = fake_trigger,
+	.status = fake_status,
+};
 
 static char dir[64], path[96];
 static struct frecd_control *ctl;
@@ -203,9 +229,43 @@ static void test_snapshot_errors(void **state)
 	expect_answer(a, "error frecd is stopping; the snapshot was not taken\n");
 }
 
+/* trigger NAME: the client's pid, an answer once its snapshot is written. */
+static void test_trigger(void **state)
+{
+	int a, b;
+
+	a = client("trigger oops\n");
+	b = client("trigger   oops\n");
+	expect_nothing_yet(a);
+	expect_nothing_yet(b);
+	assert_string_equal(fake.trigger_name, "oops");
+	assert_int_equal(fake.trigger_pid, getpid());
+	/* another trigger's snapshot answers neither */
+	frecd_control__trigger_snapshot(ctl, 1, 0, 4);
+	frecd_control__snapshot_done(ctl, 4, 0, "/x/frec-4.frec");
+	expect_nothing_yet(a);
+	/* trigger 2's snapshot is requested as number 5 */
+	frecd_control__trigger_snapshot(ctl, 2, 0, 5);
+	expect_nothing_yet(a);
+	frecd_control__snapshot_done(ctl, 5, 0, "/x/frec-5.frec");
+	expect_answer(a, "ok /x/frec-5.frec\n");
+	expect_answer(b, "ok /x/frec-5.frec\n");
+
+	a = client("trigger oops\n");
+	expect_nothing_yet(a);
+	frecd_control__trigger_snapshot(ctl, 2, -ECANCELED, 0);
+	expect_answer(a, "error frecd is stopping; the snapshot was not taken\n");
+	expect_answer(client("trigger cool\n"), "error trigger cool is in its cooldown\n");
+	expect_answer(client("trigger nope\n"),
+		      "error no manual trigger 'nope'; the armed ones: oops, cool\n");
+	expect_answer(client("trigger\n"),
+		      "error trigger needs a name; send 'trigger NAME' for a --trigger manual:NAME\n");
+	assert_int_equal(frecd_control__nclients(ctl), 0);
+}
+
 static void test_bad_requests(void **state)
 {
-	const char *usage = "send 'snapshot [REASON]', 'status' or 'status json'";
+	const char *usage = "send 'snapshot [REASON]', 'trigger NAME', 'status' or 'status json'";
 	char want[256], big[FRECD_CONTROL_MAX_REQUEST + 2];
 
 	snprintf(want, sizeof(want), "error unknown request 'bogus'; %s\n", usage);
@@ -294,6 +354,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_and_live, setup, teardown),

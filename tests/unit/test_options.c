@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "frecd/options.h"
@@ -241,6 +242,89 @@ static void test_debug_options(void **state)
 	assert_string_equal(err, "'debug-stall-ms' is a command-line option, not a configuration key; remove the line");
 }
 
+/* --trigger, --on-snapshot, --on-snapshot-timeout, and the checks across options. */
+static void test_triggers(void **state)
+{
+	static char specs[FREC_MAX_TRIGGERS + 1][32];
+	char *argv[2 * FREC_MAX_TRIGGERS + 4];
+	const char *bad;
+	int argc = 0, i;
+
+	assert_int_equal(o.ntriggers, 0);
+	assert_int_equal(parse("--trigger", "runq>5ms", "--trigger", "manual:oops,delay=9.5s",
+			       "--on-snapshot", "/usr/local/bin/up", "--on-snapshot-timeout", "2.5",
+			       NULL), 0);
+	assert_int_equal(o.ntriggers, 2);
+	assert_string_equal(o.triggers[0], "runq>5ms");
+	assert_string_equal(o.triggers[1], "manual:oops,delay=9.5s");
+	assert_string_equal(o.on_snapshot, "/usr/local/bin/up");
+	assert_int_equal(o.on_snapshot_timeout_ns, 2500000000ull);
+	assert_int_equal(frecd_options__check(&o, &bad, err, sizeof(err)), 0);
+	assert_null(bad);
+
+	assert_int_equal(parse(NULL), 0);
+	assert_null(o.on_snapshot);
+	assert_int_equal(o.on_snapshot_timeout_ns, 60000000000ull);
+	assert_int_equal(parse("--on-snapshot-timeout", "30s", NULL), 0);
+	assert_int_equal(o.on_snapshot_timeout_ns, 30000000000ull);
+	assert_int_equal(parse("--on-snapshot-timeout", "500ms", NULL), 0);
+	assert_int_equal(o.on_snapshot_timeout_ns, 500000000ull);
+
+	/* the spec's own message, as is */
+	assert_usage_error("trigger 'runq>5': runq>5: not a duration; use a number with us, ms or s, e.g. runq>50ms",
+			   "--trigger", "runq>5");
+	assert_usage_error("trigger 'runq>1ms,cgroup=/x': cgroup= is not supported yet: frec does not know cgroups (that needs its container support); filter with comm= or pid= instead",
+			   "--trigger", "runq>1ms,cgroup=/x");
+	assert_usage_error("--on-snapshot 'up.sh': not an absolute path (it is run without a shell or PATH); use e.g. --on-snapshot /usr/local/bin/frec-upload",
+			   "--on-snapshot", "up.sh");
+	assert_usage_error("--on-snapshot-timeout 'soon': not a duration; use seconds or a number with s or ms, e.g. --on-snapshot-timeout 60",
+			   "--on-snapshot-timeout", "soon");
+	assert_usage_error("--on-snapshot-timeout 0: out of range; use more than 0 and at most 86400 seconds",
+			   "--on-snapshot-timeout", "0");
+	assert_usage_error("--on-snapshot-timeout 86401: out of range; use more than 0 and at most 86400 seconds",
+			   "--on-snapshot-timeout", "86401");
+
+	/* delay < --window, whichever comes first on the line */
+	assert_int_equal(parse("--trigger", "lost,delay=10s", NULL), 0);
+	assert_int_equal(frecd_options__check(&o, &bad, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "trigger 'lost,delay=10s': delay 10 s is not shorter than --window 10 s, so its snapshot could miss the firing; lower delay= or raise --window");
+	assert_ptr_equal(bad, o.triggers[0]);
+	assert_int_equal(parse("--trigger", "lost,delay=10s", "--window", "10.5", NULL), 0);
+	assert_int_equal(frecd_options__check(&o, &bad, err, sizeof(err)), 0);
+	/* names are unique */
+	assert_int_equal(parse("--trigger", "runq>1ms,name=a", "--trigger", "lost",
+			       "--trigger", "oncpu>1s,name=a", NULL), 0);
+	assert_int_equal(frecd_options__check(&o, &bad, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "trigger 'oncpu>1s,name=a': the name 'a' is taken by trigger 'runq>1ms,name=a'; give one of them another name=");
+	assert_ptr_equal(bad, o.triggers[2]);
+	assert_int_equal(parse("--trigger", "manual:x", "--trigger", "manual:x,cooldown=0", NULL), 0);
+	assert_int_equal(frecd_options__check(&o, &bad, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "trigger 'manual:x,cooldown=0': the name 'x' is taken by trigger 'manual:x'; give one of them another name=");
+
+	/* at most 32 */
+	argv[argc++] = "frecd";
+	for (i = 0; i <= FREC_MAX_TRIGGERS; i++) {
+		snprintf(specs[i], sizeof(specs[i]), "runq>%dms", i + 1);
+		argv[argc++] = "--trigger";
+		argv[argc++] = specs[i];
+	}
+	argv[argc] = NULL;
+	frecd_options__init(&o);
+	assert_int_equal(frecd_options__parse(&o, argc, argv, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--trigger runq>33ms: too many triggers; at most 32");
+	assert_int_equal(o.ntriggers, 32);
+
+	/* the configuration keys */
+	frecd_options__init(&o);
+	assert_int_equal(frecd_options__set(&o, "trigger", "lost", err, sizeof(err)), 0);
+	assert_int_equal(frecd_options__set(&o, "trigger", "runq>1ms", err, sizeof(err)), 0);
+	assert_int_equal(frecd_options__set(&o, "on-snapshot", "/bin/true", err, sizeof(err)), 0);
+	assert_int_equal(frecd_options__set(&o, "on-snapshot-timeout", "5", err, sizeof(err)), 0);
+	assert_int_equal(o.ntriggers, 2);
+	assert_string_equal(o.on_snapshot, "/bin/true");
+	assert_int_equal(o.on_snapshot_timeout_ns, 5000000000ull);
+}
+
 /* The snapshot file names sort by time and never collide. */
 static void test_snapshot_names(void **state)
 {
@@ -273,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_pids),
 		cmocka_unit_test(test_debug_options),
 		cmocka_unit_test(test_snapshot_names),
+		cmocka_unit_test(test_triggers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,13 @@ static const struct frecd_status_probe probes[] = {
 	{ .id = 3, .kind = FREC_PROBE_USDT, .name = "usdt:/bin/\"q\"\n:p:n", .hits = 0 },
 };
 
+static const struct frecd_trigger_stats triggers[] = {
+	{ .id = 1, .kind = FREC_TRIG_RUNQ, .name = "runq>5ms", .spec = "runq>5ms", .fired = 2,
+	  .snapshots = 1, .suppressed_delay = 3, .suppressed_cooldown = 40, .suppressed_rate = 5,
+	  .pending = true },
+	{ .id = 2, .kind = FREC_TRIG_MANUAL, .name = "oops", .spec = "manual:oops,delay=0" },
+};
+
 static void fill(struct frecd_status *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -73,6 +80,13 @@ static void fill(struct frecd_status *st)
 	st->keep_bytes = 1073741824;
 	st->nprobes = 3;
 	st->probes = probes;
+	st->ntriggers = 2;
+	st->triggers = triggers;
+	st->on_snapshot = "/usr/local/bin/up";
+	st->on_snapshot_stats.runs = 4;
+	st->on_snapshot_stats.failures = 1;
+	st->on_snapshot_stats.skipped = 2;
+	st->on_snapshot_stats.running = 1;
 }
 
 static char *format(int (*fn)(const struct frecd_status *, FILE *), const struct frecd_status *st)
@@ -119,7 +133,11 @@ static void test_text(void **state)
 		"probes        3\n"
 		"  probe 1     func:/bin/app:handle (uprobe), 40 hits\n"
 		"  probe 2     func:/bin/app:handle (uretprobe), 39 hits\n"
-		"  probe 3     usdt:/bin/\"q\"?:p:n (usdt), 0 hits\n");
+		"  probe 3     usdt:/bin/\"q\"?:p:n (usdt), 0 hits\n"
+		"triggers      2\n"
+		"  trigger 1   runq>5ms: 2 fired, 1 snapshots (one pending); suppressed 3 by delay, 40 by cooldown, 5 by rate\n"
+		"  trigger 2   oops (manual:oops,delay=0): 0 fired, 0 snapshots; suppressed 0 by delay, 0 by cooldown, 0 by rate\n"
+		"on-snapshot   /usr/local/bin/up: 4 runs, 1 failed, 2 skipped, 1 running\n");
 	free(s);
 
 	/* just started: no rates, no filter, nothing lost, no snapshot yet */
@@ -149,7 +167,8 @@ static void test_text(void **state)
 		"snapshots     0 written, 0 failed, none in progress\n"
 		"directory     /srv\n"
 		"retention     keep any number of snapshots, of any size\n"
-		"probes        0\n");
+		"probes        0\n"
+		"triggers      0\n");
 	free(s);
 
 	/* before anything is attached, whether the kernel counts is not known */
@@ -186,7 +205,15 @@ static void test_json(void **state)
 		"\"retention\":{\"keep\":100,\"keep_bytes\":1073741824},"
 		"\"probes\":[{\"id\":1,\"name\":\"func:/bin/app:handle\",\"kind\":\"uprobe\",\"hits\":40},"
 		"{\"id\":2,\"name\":\"func:/bin/app:handle\",\"kind\":\"uretprobe\",\"hits\":39},"
-		"{\"id\":3,\"name\":\"usdt:/bin/\\\"q\\\"\\u000a:p:n\",\"kind\":\"usdt\",\"hits\":0}]}\n");
+		"{\"id\":3,\"name\":\"usdt:/bin/\\\"q\\\"\\u000a:p:n\",\"kind\":\"usdt\",\"hits\":0}],"
+		"\"triggers\":[{\"id\":1,\"name\":\"runq>5ms\",\"spec\":\"runq>5ms\",\"kind\":\"runq\","
+		"\"fired\":2,\"snapshots\":1,\"pending\":true,\"suppressed_delay\":3,"
+		"\"suppressed_cooldown\":40,\"suppressed_rate\":5},"
+		"{\"id\":2,\"name\":\"oops\",\"spec\":\"manual:oops,delay=0\",\"kind\":\"manual\","
+		"\"fired\":0,\"snapshots\":0,\"pending\":false,\"suppressed_delay\":0,"
+		"\"suppressed_cooldown\":0,\"suppressed_rate\":0}],"
+		"\"on_snapshot\":{\"program\":\"/usr/local/bin/up\",\"runs\":4,\"failures\":1,"
+		"\"skipped\":2,\"running\":1}}\n");
 	free(s);
 
 	memset(&st, 0, sizeof(st));
@@ -204,7 +231,8 @@ static void test_json(void **state)
 		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0,\"events_discarded\":0},"
 		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0,\"late_events\":0,\"gaps\":0},"
 		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
-		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[]}\n");
+		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[],\"triggers\":[],"
+		"\"on_snapshot\":null}\n");
 	free(s);
 }
 
