@@ -66,7 +66,7 @@ assert_trig() {
 
 # last_ts DUMP: the time of the last event of a frec dump --json
 last_ts() {
-	awk "$jq_awk"'{ t = jget($0, "ts"); if (t + 0 > m + 0) m = t } END { print m + 0 }' "$1"
+	awk "$jq_awk"'{ t = jget($0, "ts"); if (t + 0 > m + 0) m = t } END { printf "%.0f\n", m }' "$1"
 }
 
 # runq_waits DUMP TID MIN_NS: every run-queue wait of TID in DUMP longer
@@ -87,7 +87,7 @@ runq_waits() {
 	}
 	jget($0, "next_pid") == tid && (tid in since) {
 		w = ts - since[tid]; delete since[tid]
-		if (w > min) printf "%d %d\n", ts, w
+		if (w > min) printf "%.0f %.0f\n", ts, w
 	}' "$1"
 }
 
