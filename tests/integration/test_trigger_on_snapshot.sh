@@ -31,7 +31,7 @@ start_frecd -o "$WORK/snaps" --on-snapshot "$WORK/hook.sh" --trigger "$t"
 p1=$("$FREC" snapshot --reason "asked for" --socket "$FRECD_SOCKET") || fail "frec snapshot failed"
 wait_count hook.out . 2 "the hook's first run"
 assert_eq "hook run 1: its argument" "$p1" "$(sed -n 1p hook.out)"
-assert_eq "hook run 1: FREC_REASON" "asked for" "$(sed -n 2p hook.out)"
+assert_eq "hook run 1: FREC_REASON" "socket: asked for" "$(sed -n 2p hook.out)"
 spike_run spike.out 1 300
 wait_snaps "$WORK/snaps" 2
 wait_count hook.out . 4 "the hook's second run"
