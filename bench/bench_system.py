@@ -5,11 +5,14 @@
 Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
 .output/frecd, .output/frec and .output/bench/probe_loop.
 
-  1. Overhead: `perf bench sched pipe` in paired rounds A B C D A B C D ...
-     A no tracer, B frecd at its defaults, C perf record of sched_switch and
-     sched_waking, D the same in perf's flight-recorder mode (--overwrite
-     --switch-output=signal). Each slowdown is the median over rounds of the
-     round's time divided by the same round's A time.
+  1. Overhead: `perf bench sched pipe` in paired rounds A B T C D A B T C D ...
+     A no tracer, B frecd at its defaults, T frecd with a runq> and an
+     offcpu> trigger armed that never fire (TRIGGERS_ARMED), C perf record
+     of sched_switch and sched_waking, D the same in perf's flight-recorder
+     mode (--overwrite --switch-output=signal). Each slowdown is the median
+     over rounds of the round's time divided by the same round's A time.
+     Every tracer round must have recorded (frecd: at least a switch per
+     loop; T: both triggers armed, neither fired), or the bench stops.
      Then one more frecd round with the kernel's BPF statistics on: the run
      time of the sched_switch and sched_waking programs per event (the
      kernel side of the overhead, which the daemon figure does not show).
@@ -27,6 +30,10 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      renamed file appears (polled every 1 ms) and frecd's own figure; drops
      and the largest gap between events around the write, read from a second
      snapshot; bytes per event on disk, in memory, and perf.data's.
+     Then, on the same full window, workload running: `frec trigger` of a
+     manual: trigger with a delay, the time from the trigger event's ts to
+     the renamed file (polled every 1 ms), less the delay (TRIGGER_ROUNDS
+     times, median and worst).
   5. Memory: frecd's VmHWM against window bytes + ring bytes.
   6. Probes: ns per call of a function (and a USDT site) with nothing
      attached, a uprobe, a uprobe + uretprobe, the USDT probe; cost per hit.
@@ -50,6 +57,15 @@ import time
 
 MIB = 1 << 20
 
+# The triggers the overhead's T rounds arm: thresholds no thread reaches, so
+# that the figure is the cost of evaluating them on every switch and waking.
+TRIGGERS_ARMED = ["runq>10s", "offcpu>10s"]
+# The trigger whose latency the snapshot section measures.
+TRIGGER_MANUAL = "bench"
+TRIGGER_DELAY_S = 0.5
+TRIGGER_SPEC = "manual:%s,delay=%gs,cooldown=0,max=100/h" % (TRIGGER_MANUAL, TRIGGER_DELAY_S)
+TRIGGER_ROUNDS = 3
+
 # The targets of DESIGN.md section 5: key -> (limit, "<=" or ">=").
 TARGETS = {
     "slowdown_frecd": (1.05, "<="),
@@ -58,6 +74,7 @@ TARGETS = {
     "drops": (0, "<="),
     "snapshot_ms": (100, "<="),
     "snapshot_lost": (0, "<="),
+    "trigger_latency_ms": (100, "<="),
     "bytes_per_event_disk": (6, "<="),
     "bytes_per_event_mem": (12, "<="),
     "rss_over_budget_mib": (16, "<="),
@@ -283,9 +300,10 @@ def run_pipe(loops, cpu):
 
 def bench_overhead(a, res):
     """Sections 1-3: paired rounds, no tracer / frecd / perf record / perf overwrite."""
-    cfgs = ["none", "frecd", "perf_record", "perf_overwrite"]
+    cfgs = ["none", "frecd", "frecd_triggers", "perf_record", "perf_overwrite"]
     times = {c: [] for c in cfgs}
     cpu_ns = events = lost = 0
+    trig_events = trig_lost = 0
     hwm = 0
     perf_bpe = []
     perf_lost = 0
@@ -298,6 +316,12 @@ def bench_overhead(a, res):
             if c == "frecd":
                 tracer = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-overhead")],
                                os.path.join(a.work, "frecd-overhead-%d.log" % rnd))
+            elif c == "frecd_triggers":
+                args = ["-o", os.path.join(a.work, "snap-overhead")]
+                for spec in TRIGGERS_ARMED:
+                    args += ["--trigger", spec]
+                tracer = Frecd(a.frecd, args,
+                               os.path.join(a.work, "frecd-triggers-%d.log" % rnd))
             elif c == "perf_record":
                 tracer = Perf([], a.work, "perf-%d" % rnd)
             elif c == "perf_overwrite":
@@ -311,9 +335,18 @@ def bench_overhead(a, res):
                 cpu_ns += ns
                 events += ev
                 lost += lo
+                check_recorded(c, rnd, ev, a.loops)
+            elif c == "frecd_triggers":
+                check_armed(tracer.frec_status(a.frec), rnd)
+                _, ev, lo = tracer.stop()
+                trig_events += ev
+                trig_lost += lo
+                check_recorded(c, rnd, ev, a.loops)
             elif tracer is not None:
                 size, samples, plost = tracer.stop()
                 perf_lost += plost
+                if c == "perf_record" and not samples:
+                    die("round %d: perf record recorded no sample" % (rnd + 1))
                 if c == "perf_record" and samples:
                     perf_bpe.append(size / samples)
             line.append("%s %.3f s" % (c, t))
@@ -336,9 +369,35 @@ def bench_overhead(a, res):
     res["daemon_ns_per_event"] = round(cpu_ns / events, 1) if events else None
     res["frecd_events_per_sec"] = round(events / sum(times["frecd"])) if events else None
     res["drops"] = lost
+    res["triggers_armed"] = TRIGGERS_ARMED
+    # The triggers' own cost: each round's T time over its B time.
+    res["slowdown_triggers_over_frecd"] = round(
+        median([t / b for t, b in zip(times["frecd_triggers"], times["frecd"])]), 4)
+    res["triggers_events"] = trig_events
+    res["triggers_drops"] = trig_lost
     res["perf_data_bytes_per_event"] = round(median(perf_bpe), 1) if perf_bpe else None
     res["perf_lost_chunks"] = perf_lost
     res["overhead_rss_peak_mib"] = round(hwm / MIB, 1)
+
+
+def check_recorded(cfg, rnd, events, loops):
+    """A frecd round that recorded less than a switch per loop measured
+    nothing: a slowdown from it would be a lie."""
+    if events < loops:
+        die("round %d: %s recorded %d events for %d loops of sched pipe" % (rnd + 1, cfg, events, loops))
+
+
+def check_armed(status, rnd):
+    """The T rounds: every armed trigger is in frec status, none fired."""
+    trig = status.get("triggers")
+    if not isinstance(trig, list) or len(trig) != len(TRIGGERS_ARMED):
+        die("round %d: frec status lists %s triggers, expected %d (%s)"
+            % (rnd + 1, "no" if not isinstance(trig, list) else len(trig), len(TRIGGERS_ARMED),
+               " ".join(TRIGGERS_ARMED)))
+    fired = [t.get("name") for t in trig if t.get("fired")]
+    if fired:
+        die("round %d: the armed triggers fired (%s): their thresholds are meant to be out of reach"
+            % (rnd + 1, ", ".join(map(str, fired))))
 
 
 def bpf_prog_stats():
@@ -391,10 +450,19 @@ def snapshot_files(d):
         return []
 
 
-def take_snapshot(fd, snapdir, nlog):
+SNAPSHOT_LINE = r"snapshot \S+: (\d+) events, (\d+) lost, (\d+) bytes, ([\d.]+) ms"
+
+
+def snapshot_lines(fd):
+    with open(fd.log_path) as f:
+        return re.findall(SNAPSHOT_LINE, f.read())
+
+
+def take_snapshot(fd, snapdir):
     """SIGUSR1, then poll snapdir every 1 ms for the renamed file. Returns
     (path, external ms, frecd's ms, frecd's bytes, boottime at signal,
     boottime when the file appeared)."""
+    nlog = len(snapshot_lines(fd)) + 1    # every snapshot so far, triggers' too
     before = set(snapshot_files(snapdir))
     b0 = boottime_ns()
     t0 = time.monotonic_ns()
@@ -410,11 +478,9 @@ def take_snapshot(fd, snapdir, nlog):
         time.sleep(0.001)
     b1 = boottime_ns()
     # frecd's own line: "snapshot DIR/NAME: E events, L lost, B bytes, X ms"
-    pat = r"snapshot \S+: (\d+) events, (\d+) lost, (\d+) bytes, ([\d.]+) ms"
     deadline = time.monotonic() + 30
     while True:
-        with open(fd.log_path) as f:
-            found = re.findall(pat, f.read())
+        found = snapshot_lines(fd)
         if len(found) >= nlog:
             break
         if time.monotonic() > deadline:
@@ -422,6 +488,46 @@ def take_snapshot(fd, snapdir, nlog):
         time.sleep(0.002)
     ev, lo, nbytes, ms = found[nlog - 1]
     return (os.path.join(snapdir, new.pop()), (t1 - t0) / 1e6, float(ms), int(nbytes), b0, b1)
+
+
+def trigger_latency(a, fd, snapdir):
+    """`frec trigger` of the manual: trigger (TRIGGER_SPEC) on a full
+    window: the milliseconds from the trigger event's ts (in the snapshot)
+    to the renamed file (polled every 1 ms), less the delay."""
+    before = set(snapshot_files(snapdir))
+    client = spawn([a.frec, "trigger", TRIGGER_MANUAL, "--socket", fd.socket],
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while True:
+        new = set(snapshot_files(snapdir)) - before
+        if new:
+            b1 = boottime_ns()
+            break
+        if time.monotonic() > deadline:
+            die("no snapshot file 60 s after frec trigger; log: " + fd.log_path)
+        time.sleep(0.001)
+    try:
+        out, _ = client.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        die("frec trigger %s did not exit 60 s after its snapshot" % TRIGGER_MANUAL)
+    if client.returncode != 0:
+        die("frec trigger %s failed: %s" % (TRIGGER_MANUAL, out.strip()[-300:]))
+    path = os.path.join(snapdir, sorted(new)[0])
+    # The snapshot holds every trigger record of the window (cooldown=0):
+    # this one is the last, the one that fired (not an aggregate).
+    dump = subprocess.Popen([a.frec, "dump", "--json", path], stdout=subprocess.PIPE)
+    grep = subprocess.run(["grep", "-F", '"type":"trigger"'], stdin=dump.stdout,
+                          stdout=subprocess.PIPE, text=True)
+    dump.stdout.close()
+    dump.wait()
+    ts = []
+    for line in grep.stdout.splitlines():
+        ev = json.loads(line)
+        if not ev.get("suppressed"):
+            ts.append(ev["ts"])
+    if not ts:
+        die("the trigger's snapshot %s holds no trigger record" % path)
+    return (b1 - max(ts)) / 1e6 - TRIGGER_DELAY_S * 1e3
 
 
 def frec_info(frec, path):
@@ -484,8 +590,11 @@ def bench_snapshot(a, res):
     snapdir = os.path.join(a.work, "snap-full")
     max_bytes = 64 * MIB
     ring = 16 * MIB
+    # The manual: trigger costs nothing until it is fired (frecd evaluates
+    # it, not BPF), so it leaves the snapshot figures as they were.
     fd = Frecd(a.frecd, ["-o", snapdir, "--max-size", "64M", "--window", "3600",
-                         "--ring-size", "16M"], os.path.join(a.work, "frecd-snapshot.log"))
+                         "--ring-size", "16M", "--trigger", TRIGGER_SPEC],
+               os.path.join(a.work, "frecd-snapshot.log"))
     say("snapshot: filling a 64 MiB window (at most %.0f s)" % a.max_fill)
     work = spawn(pinned(a.cpu, ["perf", "bench", "sched", "pipe", "-l", "2000000000"]),
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -500,18 +609,22 @@ def bench_snapshot(a, res):
             time.sleep(0.25)
         res["snapshot_fill_s"] = round(time.monotonic() - t0, 1)
         mem = fd.frec_status(a.frec)["memory"]
-        s1, ext_ms, log_ms, s1_bytes, sig_b, done_b = take_snapshot(fd, snapdir, 1)
+        s1, ext_ms, log_ms, s1_bytes, sig_b, done_b = take_snapshot(fd, snapdir)
         # Keep the workload going past one more seal (period 1 s), so that
         # the second snapshot holds the whole time of the first one's write.
         time.sleep(2.5)
-        s2 = take_snapshot(fd, snapdir, 2)[0]
+        s2 = take_snapshot(fd, snapdir)[0]
+        trig_ms = []
+        for _ in range(TRIGGER_ROUNDS):
+            time.sleep(1.5)    # past a seal: the window is full of new events again
+            trig_ms.append(trigger_latency(a, fd, snapdir))
     finally:
         os.killpg(work.pid, signal.SIGKILL)
         work.wait()
     # The same window written with the workload stopped: what the disk and
     # the copy cost without two busy CPUs competing with the writer thread.
     time.sleep(0.3)
-    _, idle_ms, idle_log_ms, idle_bytes, _, _ = take_snapshot(fd, snapdir, 3)
+    _, idle_ms, idle_log_ms, idle_bytes, _, _ = take_snapshot(fd, snapdir)
     status = fd.sample_memory()
     _, _, total_lost = fd.stop()
     res["write_64mib_ms"] = round(write_reference(snapdir, max_bytes), 1)
@@ -538,6 +651,9 @@ def bench_snapshot(a, res):
     res["snapshot_events"] = i1["events"]
     res["snapshot_window_s"] = round(i1["duration_ns"] / 1e9, 2)
     res["snapshot_lost"] = lost
+    res["trigger_spec"] = TRIGGER_SPEC
+    res["trigger_latency_ms"] = round(median(trig_ms), 1)
+    res["trigger_latency_ms_max"] = round(max(trig_ms), 1)
     res["snapshot_max_gap_ms"] = round(gap / 1e6, 2)
     res["snapshot_max_gap_before_ms"] = round(gap0 / 1e6, 2)
     # A gap is suspicious when it is much longer than the workload's own.
@@ -619,6 +735,8 @@ def print_table(res):
         ("overhead (sched pipe, median of %s paired rounds)" % res.get("rounds"), None, ""),
         ("  baseline, no tracer", "baseline_s", "s"),
         ("  slowdown frecd (defaults)", "slowdown_frecd", "x"),
+        ("  slowdown frecd, runq> offcpu> armed", "slowdown_frecd_triggers", "x"),
+        ("  the armed triggers' time / frecd's", "slowdown_triggers_over_frecd", "x"),
         ("  slowdown perf record", "slowdown_perf_record", "x"),
         ("  slowdown perf record --overwrite", "slowdown_perf_overwrite", "x"),
         ("  frecd's added cost / perf record's", "frecd_added_cost_fraction", ""),
@@ -634,6 +752,7 @@ def print_table(res):
         ("  64 MiB new file + fsync, for reference", "write_64mib_ms", "ms"),
         ("  events, window seconds", "snapshot_events", ""),
         ("  lost during the write", "snapshot_lost", ""),
+        ("  trigger event to renamed file, less delay", "trigger_latency_ms", "ms"),
         ("  largest gap between events then, before", "snapshot_max_gap_ms", "ms"),
         ("  bytes/event on disk (sched events)", "bytes_per_event_disk", "B"),
         ("  bytes/event in memory (frec status)", "bytes_per_event_mem", "B"),
@@ -657,6 +776,8 @@ def print_table(res):
             r.get("snapshot_events"), r.get("snapshot_window_s"), r.get("snapshot_bytes")),
         "bpf_ns_per_switch": lambda r: "%s ns, %s ns" % (
             r.get("bpf_ns_per_switch"), r.get("bpf_ns_per_waking")),
+        "trigger_latency_ms": lambda r: "%s ms, at most %s ms" % (
+            r.get("trigger_latency_ms"), r.get("trigger_latency_ms_max")),
         "snapshot_max_gap_ms": lambda r: "%s ms, %s ms%s" % (
             r.get("snapshot_max_gap_ms"), r.get("snapshot_max_gap_before_ms"),
             "" if r.get("snapshot_gap_ok") else " (GAP)"),

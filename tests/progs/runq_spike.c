@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * runq_spike: a thread that waits a known time in the run queue, for the
+ * trigger tests (runq>DUR) and the trigger benchmark.
+ *
+ *   runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] SPIKES INTERVAL_MS
+ *
+ * Two threads are pinned to CPU (default: the last CPU this process may
+ * use): "victim", an ordinary thread that sleeps in read() until it is
+ * woken, and "spiker", a SCHED_FIFO thread. The main thread runs on the
+ * other CPUs (when there are any). FIRST_MS (default 200) after the start,
+ * then every INTERVAL_MS, the main thread wakes the spiker, which spins for
+ * SPIN_MS (default 50) on CPU; 1 ms into its spin it wakes the victim, which
+ * cannot run before the spin ends: a real-time thread is never preempted by
+ * an ordinary one. So the victim waits about SPIN_MS - 1 ms in the run queue
+ * at each spike, and no thread of this program waits long anywhere else.
+ *
+ * The spiker wakes the victim itself, while it holds the CPU: the wait does
+ * not depend on how fast the main thread's wakeup reaches the spiker (slow
+ * under emulation), only on the spin, which is measured in wall time.
+ *
+ * Prints "pid P", "cpu C", "victim TID", "spiker TID", then per spike
+ * "spike I woken NS ran NS wait_us US" (CLOCK_BOOTTIME, the clock of frec's
+ * events: when the spiker woke the victim, when the victim ran again), then
+ * "done". Exits 2 on bad usage, 3 when it cannot run a SCHED_FIFO thread or
+ * the real-time throttling would cut the spin short (the message says which).
+ *
+ * Real-time throttling: the kernel lets real-time threads use at most
+ * sched_rt_runtime_us of every sched_rt_period_us on a CPU (default 950 ms of
+ * 1 s); a spin must fit in it, and spikes closer than a period apart share
+ * one budget. INTERVAL_MS must be at least twice SPIN_MS for that reason.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#define NSEC_PER_MSEC	1000000ull
+
+static int cpu = -1;
+static unsigned long long spin_ns = 50 * NSEC_PER_MSEC;
+static int spiker_in[2], victim_in[2], report_out[2], ready_out[2];
+static volatile unsigned long long woken_ns;	/* written before the victim's wakeup */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] SPIKES INTERVAL_MS\n");
+	exit(2);
+}
+
+static long number(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || !*s || *end || v < 0) {
+		fprintf(stderr, "runq_spike: '%s' is not a number\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static unsigned long long now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	if (write(fd, buf, len) != (ssize_t)len) {
+		perror("runq_spike: write");
+		exit(1);
+	}
+}
+
+/* 0: go on; 1: the main thread said stop (or closed the pipe). */
+static int wait_for(int fd)
+{
+	char c;
+
+	while (read(fd, &c, 1) != 1)
+		if (errno != EINTR)
+			return 1;
+	return c == 'q';
+}
+
+static void *victim(void *arg)
+{
+	unsigned long long r[2];
+	int tid = syscall(SYS_gettid);
+
+	(void)arg;
+	prctl(PR_SET_NAME, "victim");
+	write_all(ready_out[1], &tid, sizeof(tid));
+	while (!wait_for(victim_in[0])) {
+		r[1] = now_ns(CLOCK_BOOTTIME);	/* first thing once it runs */
+		r[0] = woken_ns;
+		write_all(report_out[1], r, sizeof(r));
+	}
+	return NULL;
+}
+
+static void *spiker(void *arg)
+{
+	unsigned long long t0;
+	int tid = syscall(SYS_gettid);
+
+	(void)arg;
+	prctl(PR_SET_NAME, "spiker");
+	write_all(ready_out[1], &tid, sizeof(tid));
+	while (!wait_for(spiker_in[0])) {
+		t0 = now_ns(CLOCK_MONOTONIC);
+		while (now_ns(CLOCK_MONOTONIC) - t0 < NSEC_PER_MSEC)
+			;
+		woken_ns = now_ns(CLOCK_BOOTTIME);
+		write_all(victim_in[1], "w", 1);
+		while (now_ns(CLOCK_MONOTONIC) - t0 < spin_ns)
+			;
+	}
+	return NULL;
+}
+
+/* The real-time budget must hold a whole spin (see the header). */
+static void check_rt_budget(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
+	long long us;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lld", &us) == 1 && us >= 0 &&
+	    (unsigned long long)us * 1000 < spin_ns + 10 * NSEC_PER_MSEC) {
+		fprintf(stderr, "runq_spike: sched_rt_runtime_us is %lld, too short for a %llu ms spin: "
+			"raise it (sysctl kernel.sched_rt_runtime_us=950000)\n", us, spin_ns / NSEC_PER_MSEC);
+		exit(3);
+	}
+	fclose(f);
+}
+
+static int start_thread(pthread_t *t, void *(*fn)(void *), int fifo)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (fifo) {
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
+	err = pthread_create(t, &attr, fn, NULL);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long first_ns = 200 * NSEC_PER_MSEC, interval_ns, r[2];
+	long spikes, i;
+	int opt, err, tid[2], last = -1;
+	pthread_t tv, ts;
+	struct timespec at;
+	cpu_set_t set;
+
+	while ((opt = getopt(argc, argv, "+c:s:f:")) != -1) {
+		switch (opt) {
+		case 'c': cpu = number(optarg); break;
+		case 's': spin_ns = number(optarg) * NSEC_PER_MSEC; break;
+		case 'f': first_ns = number(optarg) * NSEC_PER_MSEC; break;
+		default: usage();
+		}
+	}
+	if (argc - optind != 2)
+		usage();
+	spikes = number(argv[optind]);
+	interval_ns = number(argv[optind + 1]) * NSEC_PER_MSEC;
+	if (spin_ns < 2 * NSEC_PER_MSEC || interval_ns < 2 * spin_ns) {
+		fprintf(stderr, "runq_spike: the spin must be at least 2 ms and INTERVAL_MS at least "
+			"twice the spin\n");
+		return 2;
+	}
+	check_rt_budget();
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		perror("runq_spike: sched_getaffinity");
+		return 1;
+	}
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			last = i;
+	if (cpu < 0)
+		cpu = last;
+	if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)) {
+		fprintf(stderr, "runq_spike: -c %d: not a CPU this process may use\n", cpu);
+		return 2;
+	}
+	/* The main thread keeps off the spiked CPU, so that only the victim
+	 * waits behind the spin. */
+	if (CPU_COUNT(&set) > 1) {
+		CPU_CLR(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+
+	if (pipe(spiker_in) || pipe(victim_in) || pipe(report_out) || pipe(ready_out)) {
+		perror("runq_spike: pipe");
+		return 1;
+	}
+	if ((err = start_thread(&tv, victim, 0))) {
+		fprintf(stderr, "runq_spike: pthread_create: %s\n", strerror(err));
+		return 1;
+	}
+	if (read(ready_out[0], &tid[0], sizeof(tid[0])) != sizeof(tid[0]))
+		return 1;
+	if ((err = start_thread(&ts, spiker, 1))) {
+		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
+			"real-time runtime for this cgroup)\n", strerror(err));
+		return 3;
+	}
+	if (read(ready_out[0], &tid[1], sizeof(tid[1])) != sizeof(tid[1]))
+		return 1;
+	printf("pid %d\ncpu %d\nvictim %d\nspiker %d\n", (int)getpid(), cpu, tid[0], tid[1]);
+	fflush(stdout);
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	for (i = 0; i < spikes; i++) {
+		unsigned long long t = (i ? interval_ns : first_ns) + at.tv_nsec;
+
+		at.tv_sec += t / 1000000000ull;
+		at.tv_nsec = t % 1000000000ull;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+			;
+		write_all(spiker_in[1], "s", 1);
+		if (read(report_out[0], r, sizeof(r)) != sizeof(r)) {
+			fprintf(stderr, "runq_spike: the victim did not report\n");
+			return 1;
+		}
+		printf("spike %ld woken %llu ran %llu wait_us %llu\n", i + 1, r[0], r[1],
+		       (r[1] - r[0]) / 1000);
+		fflush(stdout);
+	}
+	write_all(spiker_in[1], "q", 1);
+	write_all(victim_in[1], "q", 1);
+	pthread_join(ts, NULL);
+	pthread_join(tv, NULL);
+	printf("done\n");
+	return 0;
+}
