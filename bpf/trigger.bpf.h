@@ -73,10 +73,12 @@ static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t,
 				      __u64 start, __u64 value, __u32 pid, __u32 tgid,
 				      const __u64 *comm)
 {
-	struct frec_trigger_state *st = bpf_map_lookup_elem(&trigger_state, &i);
 	struct frec_rec_trigger *r;
+	struct frec_trigger_state *st;
+	__u32 key = i;
 	void *ring;
 
+	st = bpf_map_lookup_elem(&trigger_state, &key);
 	if (!st)
 		return;
 	if (t->cooldown_ns && st->last_fire_ts && now - st->last_fire_ts < t->cooldown_ns) {
@@ -115,17 +117,18 @@ static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t,
 static __always_inline void trig_eval(__u32 kind, __u32 mask, __u64 now, __u64 start,
 				      __u64 value, __u32 pid, __u32 tgid, const __u64 *comm)
 {
-	__u32 i;
+	__u64 i;	/* the loop's own, in a register: the verifier must see it grow */
 
 #pragma clang loop unroll(disable)
 	for (i = 0; i < FREC_MAX_TRIGGERS; i++) {
 		const struct frec_trigger_bpf *t;
+		__u32 key = i;
 
 		if (!(mask >> i))
 			break;
 		if (!(mask & (1u << i)))
 			continue;
-		t = bpf_map_lookup_elem(&triggers, &i);
+		t = bpf_map_lookup_elem(&triggers, &key);
 		if (!t || t->kind != kind || !trig_match(t, tgid, comm))
 			continue;
 		if (start && now - start <= t->threshold_ns)

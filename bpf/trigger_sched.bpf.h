@@ -18,8 +18,10 @@
  * arguments; a raw_tp program has numbers), and it allocates on first use
  * with the runqueue lock held: only from 6.4 ("bpf: Use
  * bpf_mem_cache_alloc/free in bpf_local_storage_elem") does that come from
- * BPF's own allocator, safe in any context; before, a kzalloc(GFP_ATOMIC)
- * there may wake kswapd onto the locked runqueue. The LRU hash is
+ * BPF's own allocator, safe in any context; before (task storage for
+ * tracing programs is 5.11), a kzalloc(GFP_ATOMIC) there may wake kswapd
+ * onto the locked runqueue. So: task storage for tp_btf from 6.4, the
+ * hash for raw_tp and older kernels. The LRU hash is
  * preallocated: an update never allocates. The map not chosen is made a
  * 1-entry hash and never touched (the knob prunes its path).
  *

@@ -61,13 +61,13 @@ __u32 frecd_bpf_triggers__kinds(const struct frec_trigger_bpf *t, __u32 n)
 }
 
 /*
- * Task storage for tracing programs came in 5.11 ("bpf: Allow using
- * bpf_task_storage in tracing programs"), but its first use by a thread
- * allocates, with the runqueue lock held at sched_switch; until 6.4 ("bpf:
- * Use bpf_mem_cache_alloc/free in bpf_local_storage_elem") that is a
- * kzalloc(GFP_ATOMIC), which may wake kswapd onto the runqueue already
- * locked. From 6.4 it comes from BPF's own allocator, safe there. The LRU
- * hash is preallocated and never allocates.
+ * Task storage can be used from tracing programs since 5.11, but a thread's
+ * first use allocates, with the runqueue lock held at sched_switch: until
+ * 6.4 ("bpf: Use bpf_mem_cache_alloc/free in bpf_local_storage_elem" and
+ * "... for bpf_local_storage") that is a kzalloc(GFP_ATOMIC), which may
+ * wake kswapd onto the runqueue already locked; from 6.4 it comes from
+ * BPF's own allocator, safe there. The LRU hash is preallocated and never
+ * allocates, so it is the choice everywhere else.
  */
 bool frecd_bpf_triggers__task_storage(bool raw_tp, char *why, size_t whylen)
 {
