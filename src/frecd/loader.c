@@ -410,6 +410,7 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	struct frecd_bpf_opts opts = b->opts;
 	struct frec_bpf *skel = NULL;
 	struct old_pids old;
+	const __u32 *cur;
 	size_t old_npids;
 	int ret;
 
@@ -434,7 +435,8 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret)
 		goto fail;
-	memcpy(old.pids, frecd_bpf_filter__pids(b->filter, &old.n), old.n * sizeof(*old.pids));
+	cur = frecd_bpf_filter__pids(b->filter, &old.n);
+	memcpy(old.pids, cur, old.n * sizeof(*old.pids));
 	ret = frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
 	if (ret)
 		goto fail;
