@@ -64,6 +64,10 @@ struct {
 
 #define TRIG_PROBE_KINDS	((1u << FREC_TRIG_FUNC) | (1u << FREC_TRIG_PROBE))
 
+/* Whether the probes evaluate any trigger: each call of on_hit() is under
+ * it, so that with none even its arguments are pruned. */
+#define PROBE_TRIGGERS		(trig_kinds & TRIG_PROBE_KINDS)
+
 /*
  * The triggers of probe id's hit by the current thread, after its record:
  * at a func entry, the call's start; at a func return, the call's time
@@ -76,7 +80,7 @@ static __always_inline void on_hit(__u32 id, bool ret, __u64 value)
 	struct call_key k;
 	__u32 tid, tgid;
 
-	if (!(trig_kinds & TRIG_PROBE_KINDS) || current_is_self(&self_pid))
+	if (current_is_self(&self_pid))
 		return;
 	pt = bpf_map_lookup_elem(&probe_triggers, &id);
 	if (!pt || !(pt->mask | pt->func_entry))
@@ -136,7 +140,8 @@ int frec_uprobe(struct pt_regs *ctx)
 
 	r = reserve(&ring, FREC_EV_UPROBE, id);
 	if (!r) {
-		on_hit(id, false, PT_REGS_PARM1(ctx));
+		if (PROBE_TRIGGERS)
+			on_hit(id, false, PT_REGS_PARM1(ctx));
 		return 0;
 	}
 	if (n > FREC_MAX_PROBE_ARGS)
@@ -155,7 +160,8 @@ int frec_uprobe(struct pt_regs *ctx)
 	if (n > 5)
 		r->args[5] = FREC_PARM6(ctx);
 	ring_submit(ring, r);
-	on_hit(id, false, PT_REGS_PARM1(ctx));
+	if (PROBE_TRIGGERS)
+		on_hit(id, false, PT_REGS_PARM1(ctx));
 	return 0;
 }
 
@@ -172,7 +178,8 @@ int frec_uretprobe(struct pt_regs *ctx)
 		ring_submit(ring, r);
 	}
 	/* a return has no arguments: a probe trigger's value is 0 */
-	on_hit(id, true, 0);
+	if (PROBE_TRIGGERS)
+		on_hit(id, true, 0);
 	return 0;
 }
 
@@ -187,9 +194,11 @@ int frec_usdt(struct pt_regs *ctx)
 
 	r = reserve(&ring, FREC_EV_USDT, id);
 	if (!r) {
-		if ((trig_kinds & TRIG_PROBE_KINDS) && bpf_usdt_arg_cnt(ctx) > 0)
-			bpf_usdt_arg(ctx, 0, &first);
-		on_hit(id, false, first);
+		if (PROBE_TRIGGERS) {
+			if (bpf_usdt_arg_cnt(ctx) > 0)
+				bpf_usdt_arg(ctx, 0, &first);
+			on_hit(id, false, first);
+		}
 		return 0;
 	}
 	n = bpf_usdt_arg_cnt(ctx);
@@ -206,8 +215,10 @@ int frec_usdt(struct pt_regs *ctx)
 		if (bpf_usdt_arg(ctx, i, &v) == 0)
 			r->args[i] = v;
 	}
-	first = n > 0 ? r->args[0] : 0;
+	if (PROBE_TRIGGERS)
+		first = n > 0 ? r->args[0] : 0;
 	ring_submit(ring, r);
-	on_hit(id, false, first);
+	if (PROBE_TRIGGERS)
+		on_hit(id, false, first);
 	return 0;
 }
