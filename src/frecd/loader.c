@@ -306,8 +306,8 @@ done:
 	}
 	frecd_log__forget_libbpf();
 	b->opts.btf_path = b->btf_path;
-	if (opts->ntriggers)
-		log_info("triggers: per-thread state in %s",
+	if (frecd_bpf_triggers__kinds(opts->triggers, opts->ntriggers) & FRECD_TRIG_THREAD_KINDS)
+		log_info("triggers: per-thread times in %s",
 			 frecd_bpf_triggers__uses_task_storage(b->skel) ? "task storage" : "an LRU hash");
 	b->rings_fd = fcntl(bpf_map__fd(b->skel->maps.rings), F_DUPFD_CLOEXEC, 3);
 	b->counters_fd = fcntl(bpf_map__fd(b->skel->maps.counters), F_DUPFD_CLOEXEC, 3);
