@@ -27,6 +27,7 @@
 #include "switch_state.bpf.h"
 #include "filter_pid.bpf.h"
 #include "filter_self.bpf.h"
+#include "trigger_sched.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -54,7 +55,7 @@ static __always_inline bool skip(__u32 a, __u32 b)
  * into locals first thing, because clang 14 may otherwise emit a load through
  * a modified ctx pointer, which the verifier rejects.
  */
-static __always_inline int on_switch(__u64 *ctx, const bool btf)
+static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig)
 {
 	bool preempt = ctx[0];
 	struct task_struct *prev = (void *)ctx[1];
@@ -73,13 +74,20 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf)
 	/* Switches to and from frecd are kept: leaving out "X -> frecd" would
 	 * lose X's switch out and leave a hole in the CPU's timeline. They are
 	 * few (frecd wakes on a timer) and cause no wakeups of their own. */
-	if (filtered(prev_tgid, next_tgid))
+	if (filtered(prev_tgid, next_tgid)) {
+		/* neither is measured, but the CPU's oncpu entry moves on */
+		if (trig)
+			trig_on_switch(preempt, 0, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 		return 0;
+	}
 	if (!switch_has_state_arg)
 		state = task_state(prev, btf);
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_SCHED_SWITCH);
-	if (!r)
+	if (!r) {
+		if (trig)
+			trig_on_switch(preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 		return 0;
+	}
 	r->prev_pid = RD(btf, prev, pid);
 	r->prev_tgid = prev_tgid;
 	r->next_pid = RD(btf, next, pid);
@@ -90,11 +98,13 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf)
 	read_comm(r->prev_comm, prev, btf);
 	read_comm(r->next_comm, next, btf);
 	ring_submit(ring, r);
+	if (trig)
+		trig_on_switch(preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 	return 0;
 }
 
 /* sched_waking, sched_wakeup, sched_wakeup_new: the wakee; the waker is current. */
-static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf)
+static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf, const bool trig)
 {
 	struct task_struct *p = (void *)ctx[0];
 	struct frec_rec_wake *r;
@@ -104,6 +114,8 @@ static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf)
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, tgid))
 		return 0;
+	if (trig)
+		trig_on_wake(p, tgid, self_tgid, type == FREC_EV_SCHED_WAKEUP_NEW, btf);
 	r = ring_reserve(&ring, sizeof(*r), type);
 	if (!r)
 		return 0;
@@ -247,10 +259,28 @@ int frec_##name(__u64 *ctx) { const bool btf = true; return call; }	\
 SEC("raw_tp/" #tp)							\
 int frec_raw_##name(__u64 *ctx) { const bool btf = false; return call; }
 
-FREC_PROG_PAIR(sched_switch, switch, on_switch(ctx, btf))
-FREC_PROG_PAIR(sched_waking, waking, on_wake(ctx, FREC_EV_SCHED_WAKING, btf))
-FREC_PROG_PAIR(sched_wakeup, wakeup, on_wake(ctx, FREC_EV_SCHED_WAKEUP, btf))
-FREC_PROG_PAIR(sched_wakeup_new, wakeup_new, on_wake(ctx, FREC_EV_SCHED_WAKEUP_NEW, btf))
+/*
+ * Where triggers are evaluated (sched_switch, sched_waking,
+ * sched_wakeup_new), a second pair does the same and the triggers' part
+ * (trig true): frecd loads one pair or the other (src/frecd/loader.c), so
+ * without a trigger the programs are those of a frec without triggers,
+ * instruction for instruction. Within the trigger pair, the kinds not
+ * armed are pruned by trig_kinds. Named "frec_trig_*" (the kernel keeps
+ * 15 characters: "frec_trig_raw_w" for both wakes).
+ */
+#define FREC_PROG_QUAD(tp, name, call)					\
+FREC_PROG_PAIR(tp, name, ({ const bool trig = false; call; }))		\
+SEC("tp_btf/" #tp)							\
+int frec_trig_##name(__u64 *ctx)					\
+{ const bool btf = true, trig = true; return call; }			\
+SEC("raw_tp/" #tp)							\
+int frec_trig_raw_##name(__u64 *ctx)					\
+{ const bool btf = false, trig = true; return call; }
+
+FREC_PROG_QUAD(sched_switch, switch, on_switch(ctx, btf, trig))
+FREC_PROG_QUAD(sched_waking, waking, on_wake(ctx, FREC_EV_SCHED_WAKING, btf, trig))
+FREC_PROG_PAIR(sched_wakeup, wakeup, on_wake(ctx, FREC_EV_SCHED_WAKEUP, btf, false))
+FREC_PROG_QUAD(sched_wakeup_new, wakeup_new, on_wake(ctx, FREC_EV_SCHED_WAKEUP_NEW, btf, trig))
 FREC_PROG_PAIR(sched_process_fork, fork, on_fork(ctx, btf))
 FREC_PROG_PAIR(sched_process_exec, exec, on_exec(ctx, btf))
 FREC_PROG_PAIR(sched_process_exit, exit, on_exit(ctx, btf))

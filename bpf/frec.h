@@ -20,6 +20,15 @@
  */
 #define FREC_WAKEUP_THRESHOLD	(256u * 1024)
 
+/*
+ * Triggers (trigger.bpf.h): threads whose per-thread timestamps the LRU hash
+ * keeps where task storage is not used, and calls in flight a func trigger
+ * times. Past these, the least recently used entry goes, and with it one
+ * measurement, never a wrong one.
+ */
+#define FREC_TRIG_THREADS	16384
+#define FREC_TRIG_CALLS		16384
+
 /* Program names all start with this, so that tests and operators can tell
  * frec's programs apart in `bpftool prog show`. */
 #define FREC_PROG_PREFIX	"frec_"

@@ -68,4 +68,17 @@ struct frec_oncpu {
 	char comm[FREC_COMM_LEN];
 };
 
+/*
+ * Which triggers a probe's hit concerns: the probe object's "probe_triggers"
+ * array, index probe id, filled by frecd (probe_attach.c) from the table
+ * before attach.
+ */
+struct frec_probe_trig {
+	__u32 mask;		/* bit id - 1: probe triggers on this probe; for a
+				 * func return, also the func triggers it ends */
+	__u32 entry_id;		/* a func return: its entry probe's id; else 0 */
+	__u32 func_entry;	/* 1: a func trigger times calls from this entry */
+	__u32 __pad;
+};
+
 #endif /* FREC_BPF_TRIGGER_H */

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "frecd/bpf_triggers.h"
 #include "frecd/caps.h"
 #include "frecd/check.h"
 #include "frecd/check_prog.h"
@@ -388,7 +389,8 @@ static bool check_usdt(struct check *c, bool uprobe, bool cookies)
 }
 
 /* frecd's own scheduler programs, as the options configure them. */
-static bool check_programs(struct check *c, const struct frecd_options *o, bool have_btf)
+static bool check_programs(struct check *c, const struct frecd_options *o, bool have_btf,
+			   bool *raw_tp)
 {
 	struct frecd_bpf_opts bopts = {
 		.sz = sizeof(bopts),
@@ -417,11 +419,28 @@ static bool check_programs(struct check *c, const struct frecd_options *o, bool 
 		report(c, false, "programs");
 		return false;
 	}
+	*raw_tp = frecd_bpf__raw_tp(b);
 	why(c, "frecd's %zu scheduler programs loaded and attached with %s",
-	    frecd_bpf__nattached(b), frecd_bpf__raw_tp(b) ? "raw_tp" : "tp_btf");
+	    frecd_bpf__nattached(b), *raw_tp ? "raw_tp" : "tp_btf");
 	frecd_bpf__destroy(b);
 	report(c, true, "programs");
 	return true;
+}
+
+/*
+ * Where runq and offcpu triggers keep per-thread times with the programs
+ * frecd loads here (programs_raw_tp: the set the programs check loaded).
+ * Both work: said either way, with why.
+ */
+static void check_triggers(struct check *c, bool progs, bool programs_raw_tp)
+{
+	if (!progs) {
+		why(c, "triggers are evaluated by the scheduler programs (see programs)");
+		report(c, false, "triggers");
+		return;
+	}
+	frecd_bpf_triggers__task_storage(programs_raw_tp, c->why, sizeof(c->why));
+	report(c, true, "triggers");
 }
 
 /*
@@ -457,7 +476,7 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 {
 	enum frecd_log_level level = frecd_log__level();
 	struct check c = { .out = out };
-	bool caps, ring, tp_btf, raw_tp, uprobe, cookies, usdt, progs, can;
+	bool caps, ring, tp_btf, raw_tp, uprobe, cookies, usdt, progs, progs_raw_tp, can;
 	const char *tracefs, *first = NULL;
 	struct btf *btf;
 
@@ -474,7 +493,9 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 	check_tracepoint(&c, tracefs);
 	uprobe = check_uprobe(&c, &cookies);
 	usdt = check_usdt(&c, uprobe, cookies);
-	progs = check_programs(&c, o, btf != NULL);
+	progs_raw_tp = o->attach == FRECD_ATTACH_RAW_TP;
+	progs = check_programs(&c, o, btf != NULL, &progs_raw_tp);
+	check_triggers(&c, progs, progs_raw_tp);
 	check_recursion(&c);
 	frecd_log__set_level(level);
 

@@ -11,6 +11,7 @@
 #include "../../bpf/frec.h"
 #include "frecd/bpf_filter.h"
 #include "frecd/bpf_rings.h"
+#include "frecd/bpf_triggers.h"
 #include "frecd/caps.h"
 #include "frecd/clock.h"
 #include "frecd/kversion.h"
@@ -31,6 +32,7 @@ struct frecd_bpf {
 	int rings_fd, counters_fd, filter_fd;
 	struct frecd_bpf_rings *rings;	/* one per possible CPU, in rings_fd */
 	struct frecd_bpf_filter *filter;	/* what filter_fd holds */
+	struct frecd_bpf_triggers *trig;	/* the triggers' maps; opts.triggers is its table */
 	size_t nlinks;
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
@@ -122,6 +124,7 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	const int *ring_fds;
 	__u64 ring_bytes;
 	size_t nrings;
+	__u32 kinds;
 	int ret;
 
 	ring_fds = frecd_bpf_rings__fds(b->rings, &nrings, &ring_bytes);
@@ -131,11 +134,15 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
+	kinds = frecd_bpf_triggers__kinds(opts->triggers, opts->ntriggers);
 	bpf_object__for_each_program(prog, skel->obj) {
 		bool wanted = is_raw_tp(prog) == raw_tp;
 
 		if (!strcmp(tracepoint_of(prog), "sched_wakeup"))
 			wanted = wanted && opts->wakeup;
+		/* a trigger twin, or the plain program: one of each pair */
+		wanted = wanted && frecd_bpf_triggers__wanted(bpf_program__name(prog),
+							      tracepoint_of(prog), kinds);
 		bpf_program__set_autoload(prog, wanted);
 	}
 	if (reuse) {
@@ -160,6 +167,10 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	skel->rodata->filter_pids = opts->npids > 0;
 	skel->rodata->switch_has_state_arg = has_state;
 	skel->rodata->kernel_version = frecd_kversion__get();
+	ret = frecd_bpf_triggers__prepare(b->trig, skel, opts->triggers, opts->ntriggers, raw_tp,
+					  err, errlen);
+	if (ret)
+		return ret;
 
 	ret = frec_bpf__load(skel);
 	if (ret) {
@@ -170,7 +181,10 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 			 frecd_log__level() < FRECD_LOG_DEBUG ? " (run with -v for libbpf's log)" : "");
 		return ret;
 	}
-	return 0;
+	/* Before attach: the table the programs read (the shared map, also
+	 * the old set's while swapping: see set_triggers()) and this set's
+	 * masks. */
+	return frecd_bpf_triggers__fill(b->trig, skel, opts->triggers, opts->ntriggers, err, errlen);
 }
 
 /* Attach every program skel loaded, into b's links. */
@@ -248,12 +262,15 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	b->opts.pids = NULL;
 	b->opts.npids = 0;
 	b->opts.btf_path = NULL;
+	b->opts.triggers = NULL;	/* the caller's: b->trig keeps a copy */
+	b->opts.ntriggers = 0;
 	if (opts->btf_path && !(b->btf_path = strdup(opts->btf_path))) {
 		free(b);
 		return NULL;
 	}
 	b->filter = frecd_bpf_filter__new();
-	if (!b->filter) {
+	b->trig = frecd_bpf_triggers__new();
+	if (!b->filter || !b->trig) {
 		frecd_bpf__destroy(b);
 		errno = ENOMEM;
 		return NULL;
@@ -289,6 +306,9 @@ done:
 	}
 	frecd_log__forget_libbpf();
 	b->opts.btf_path = b->btf_path;
+	if (frecd_bpf_triggers__kinds(opts->triggers, opts->ntriggers) & FRECD_TRIG_THREAD_KINDS)
+		log_info("triggers: per-thread times in %s",
+			 frecd_bpf_triggers__uses_task_storage(b->skel) ? "task storage" : "an LRU hash");
 	b->rings_fd = fcntl(bpf_map__fd(b->skel->maps.rings), F_DUPFD_CLOEXEC, 3);
 	b->counters_fd = fcntl(bpf_map__fd(b->skel->maps.counters), F_DUPFD_CLOEXEC, 3);
 	b->filter_fd = fcntl(bpf_map__fd(b->skel->maps.pid_filter), F_DUPFD_CLOEXEC, 3);
@@ -315,6 +335,7 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 	if (b->filter_fd >= 0)
 		close(b->filter_fd);
 	frecd_bpf_filter__free(b->filter);
+	frecd_bpf_triggers__free(b->trig);
 	free(b->btf_path);
 	free(b);
 }
@@ -334,13 +355,62 @@ int frecd_bpf__counters_fd(const struct frecd_bpf *b)
 	return b->counters_fd;
 }
 
+/*
+ * Swap the attached set for skel, loaded on the same maps: between the old
+ * set's detach and the new set's attach no event is recorded (attaching
+ * both at once would record some twice); the hole is kept for last_swap().
+ * On failure the old set is attached again, after undo(b, arg) has put
+ * back what the caller changed for the new one. Takes skel either way.
+ */
+static int swap_in(struct frecd_bpf *b, struct frec_bpf *skel,
+		   void (*undo)(struct frecd_bpf *b, void *arg), void *arg, char *err, size_t errlen)
+{
+	char ignored[256];
+	int ret;
+
+	b->swap_first = frecd_clock__boot_ns();
+	detach_all(b);
+	ret = attach_all(b, skel, err, errlen);
+	if (ret) {
+		/* Back to the old set, as it was. */
+		detach_all(b);
+		undo(b, arg);
+		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
+			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
+				  ignored);
+		b->swap_last = frecd_clock__boot_ns();
+		frecd_log__replay_libbpf();
+		frec_bpf__destroy(skel);
+		return ret;
+	}
+	b->swap_last = frecd_clock__boot_ns();
+	frec_bpf__destroy(b->skel);
+	b->skel = skel;
+	frecd_log__forget_libbpf();
+	return 0;
+}
+
+struct old_pids {
+	__u32 pids[FREC_MAX_PID_FILTER];
+	size_t n;
+};
+
+static void undo_filter(struct frecd_bpf *b, void *arg)
+{
+	struct old_pids *old = arg;
+	char ignored[256];
+
+	frecd_bpf_filter__set(b->filter, b->filter_fd, old->pids, old->n, ignored,
+			      sizeof(ignored));
+}
+
 int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
 			  char *err, size_t errlen)
 {
 	struct frecd_bpf_opts opts = b->opts;
-	__u32 old_pids[FREC_MAX_PID_FILTER];
 	struct frec_bpf *skel = NULL;
-	char ignored[256];
+	struct old_pids old;
+	const __u32 *cur;
 	size_t old_npids;
 	int ret;
 
@@ -356,47 +426,116 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 	/*
 	 * Whether to filter at all, and sched_wakeup, are fixed when the
 	 * programs load (read-only data, so the verifier drops what is not
-	 * used): load a new set on the same maps, then swap the links. Between
-	 * the old set's detach and the new set's attach no event is recorded;
-	 * attaching both at once would record some twice.
+	 * used): load a new set on the same maps, then swap the links.
 	 */
 	opts.pids = pids;
 	opts.npids = npids;
 	opts.wakeup = wakeup;
+	opts.triggers = frecd_bpf_triggers__table(b->trig, &opts.ntriggers);
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret)
 		goto fail;
-	memcpy(old_pids, frecd_bpf_filter__pids(b->filter, &old_npids),
-	       old_npids * sizeof(*old_pids));
+	cur = frecd_bpf_filter__pids(b->filter, &old.n);
+	memcpy(old.pids, cur, old.n * sizeof(*old.pids));
 	ret = frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
 	if (ret)
 		goto fail;
-	/* The hole the swap leaves: from before the detach to after an
-	 * attach, marked in the recording by the caller (last_swap). */
-	b->swap_first = frecd_clock__boot_ns();
-	detach_all(b);
-	ret = attach_all(b, skel, err, errlen);
-	if (ret) {
-		/* Back to the old set, as it was. */
-		detach_all(b);
-		frecd_bpf_filter__set(b->filter, b->filter_fd, old_pids, old_npids, ignored,
-				      sizeof(ignored));
-		if (attach_all(b, b->skel, ignored, sizeof(ignored)))
-			log_error("cannot attach the previous scheduler programs again: %s; restart frecd",
-				  ignored);
-		b->swap_last = frecd_clock__boot_ns();
-		goto fail;
-	}
-	b->swap_last = frecd_clock__boot_ns();
-	frec_bpf__destroy(b->skel);
-	b->skel = skel;
-	b->opts.wakeup = wakeup;
-	frecd_log__forget_libbpf();
-	return 0;
+	ret = swap_in(b, skel, undo_filter, &old, err, errlen);
+	if (!ret)
+		b->opts.wakeup = wakeup;
+	return ret;
 fail:
 	frecd_log__replay_libbpf();
 	frec_bpf__destroy(skel);
 	return ret;
+}
+
+struct old_table {
+	struct frec_trigger_bpf t[FREC_MAX_TRIGGERS];
+	__u32 n;
+	struct frec_bpf *skel;		/* the set they go back to */
+};
+
+static void undo_triggers(struct frecd_bpf *b, void *arg)
+{
+	struct old_table *old = arg;
+	char ignored[256];
+
+	frecd_bpf_triggers__fill(b->trig, old->skel, old->t, old->n, ignored, sizeof(ignored));
+}
+
+int frecd_bpf__set_triggers(struct frecd_bpf *b, const struct frec_trigger_bpf *t, __u32 n,
+			    char *err, size_t errlen)
+{
+	__u32 kinds = frecd_bpf_triggers__kinds(t, n) & FRECD_TRIG_SCHED_KINDS;
+	struct frecd_bpf_opts opts = b->opts;
+	const struct frec_trigger_bpf *cur;
+	struct frec_bpf *skel = NULL;
+	struct old_table *old;
+	int ret;
+
+	b->swap_first = b->swap_last = 0;
+	if (n > FREC_MAX_TRIGGERS) {
+		snprintf(err, errlen, "%u triggers: at most %d", n, FREC_MAX_TRIGGERS);
+		return -E2BIG;
+	}
+	cur = frecd_bpf_triggers__table(b->trig, &opts.ntriggers);
+	/* The same kinds: the same programs, a new table in place. */
+	if (kinds == (frecd_bpf_triggers__kinds(cur, opts.ntriggers) & FRECD_TRIG_SCHED_KINDS))
+		return frecd_bpf_triggers__fill(b->trig, b->skel, t, n, err, errlen);
+
+	/* Which kinds are evaluated is fixed at load (trig_kinds, and which
+	 * programs): a new set, swapped in as set_filter() does. Its fill
+	 * writes the shared table, which the old set reads until the swap:
+	 * entries of a kind it does not evaluate are not its concern, and
+	 * its masks only name ids of its own kinds. */
+	old = malloc(sizeof(*old));
+	if (!old) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (cur)
+		memcpy(old->t, cur, opts.ntriggers * sizeof(*cur));
+	old->n = opts.ntriggers;
+	old->skel = b->skel;
+	opts.triggers = t;
+	opts.ntriggers = n;
+	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
+	if (ret) {
+		undo_triggers(b, old);
+		frecd_log__replay_libbpf();
+		frec_bpf__destroy(skel);
+		goto out;
+	}
+	ret = swap_in(b, skel, undo_triggers, old, err, errlen);
+out:
+	free(old);
+	return ret;
+}
+
+int frecd_bpf__take_trigger_state(struct frecd_bpf *b, struct frec_trigger_state *st, __u32 n)
+{
+	return frecd_bpf_triggers__take_state(b->trig, st, n);
+}
+
+int frecd_bpf__reset_trigger(struct frecd_bpf *b, __u32 id)
+{
+	return frecd_bpf_triggers__reset(b->trig, id);
+}
+
+int frecd_bpf__read_oncpu(struct frecd_bpf *b, struct frec_oncpu *out, size_t *n)
+{
+	return frecd_bpf_triggers__read_oncpu(b->trig, b->skel, out, n);
+}
+
+int frecd_bpf__triggers_fd(const struct frecd_bpf *b)
+{
+	return frecd_bpf_triggers__triggers_fd(b->trig);
+}
+
+int frecd_bpf__trigger_state_fd(const struct frecd_bpf *b)
+{
+	return frecd_bpf_triggers__state_fd(b->trig);
 }
 
 void frecd_bpf__last_swap(const struct frecd_bpf *b, __u64 *first_ts, __u64 *last_ts)

@@ -3,6 +3,8 @@
  * Load probe.bpf.c into frecd's ring buffer and attach every probe id, all
  * or nothing. Each program is attached once per probe id (and per -p pid)
  * with the id as its cookie, so one program serves any number of probes.
+ * Func and probe triggers reuse frecd's trigger maps and get, per probe id,
+ * the triggers its hits concern (probe_triggers).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../../bpf/frec.h"
 #include "frecd/bpf_rings.h"
+#include "frecd/bpf_triggers.h"
 #include "frecd/probe_set.h"
 #include "frecd/recursion.h"
 #include "probe.skel.h"
@@ -70,6 +74,62 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 	return NULL;
 }
 
+#define PROBE_TRIG_KINDS ((1u << FREC_TRIG_FUNC) | (1u << FREC_TRIG_PROBE))
+
+/*
+ * From the triggers table, which triggers each probe id concerns: a probe
+ * trigger its probe's hits; a func trigger its entry's (which keeps the
+ * call's start) and its return's, the id after the entry (probes.c pushes
+ * func's two ids together). pt has FREC_MAX_PROBES entries. -EINVAL with
+ * the cause in err for a trigger on an id that is not in p.
+ */
+static int probe_trig_table(const struct frec_probes *p, const struct frec_probes_attach_opts *o,
+			    struct frec_probe_trig *pt, char *err, size_t errlen)
+{
+	__u32 i;
+
+	memset(pt, 0, FREC_MAX_PROBES * sizeof(*pt));
+	for (i = 0; i < o->ntriggers; i++) {
+		const struct frec_trigger_bpf *t = &o->triggers[i];
+		__u32 id = t->probe_id;
+
+		if (t->kind != FREC_TRIG_FUNC && t->kind != FREC_TRIG_PROBE)
+			continue;
+		if (!id || id > p->n || (t->kind == FREC_TRIG_FUNC &&
+					 (id >= p->n || p->ents[id - 1].kind != FREC_PROBE_UPROBE ||
+					  p->ents[id].kind != FREC_PROBE_URETPROBE))) {
+			snprintf(err, errlen, "trigger %u: probe id %u is not %s", i + 1, id,
+				 t->kind == FREC_TRIG_FUNC ? "a func: probe's entry" : "a probe");
+			return -EINVAL;
+		}
+		if (t->kind == FREC_TRIG_PROBE) {
+			pt[id].mask |= 1u << i;
+			continue;
+		}
+		pt[id].func_entry = 1;
+		pt[id + 1].mask |= 1u << i;
+		pt[id + 1].entry_id = id;
+	}
+	return 0;
+}
+
+static int fill_probe_triggers(struct probe_bpf *skel, const struct frec_probe_trig *pt,
+			       char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(skel->maps.probe_triggers);
+	__u32 id;
+
+	for (id = 0; id < FREC_MAX_PROBES; id++) {
+		if (!pt[id].mask && !pt[id].func_entry)
+			continue;
+		if (bpf_map_update_elem(fd, &id, &pt[id], BPF_ANY)) {
+			snprintf(err, errlen, "writing the probes' triggers: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
 /* The recursion misses of the loaded programs (recursion.h): counted from
  * load, until they are detached. */
 static void track_programs(struct probe_bpf *skel, bool track)
@@ -89,9 +149,12 @@ static void track_programs(struct probe_bpf *skel, bool track)
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen)
 {
-	struct frec_probes_attach_opts o = { .rings_fd = -1, .counters_fd = -1 };
+	struct frec_probes_attach_opts o = { .rings_fd = -1, .counters_fd = -1, .triggers_fd = -1,
+					     .trigger_state_fd = -1 };
+	struct frec_probe_trig *pt = NULL;
 	struct probe_bpf *skel = NULL;
 	size_t i, j, npids, nlinks = 0;
+	__u32 kinds;
 	struct bpf_link **links = NULL;
 	bool loaded = false;
 	int ret = 0;
@@ -110,6 +173,21 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		return -EINVAL;
 	}
 	npids = o.npids && o.pids ? o.npids : 0;
+	kinds = frecd_bpf_triggers__kinds(o.triggers, o.ntriggers) & PROBE_TRIG_KINDS;
+	if (kinds && (o.triggers_fd < 0 || o.trigger_state_fd < 0)) {
+		snprintf(err, errlen, "probe triggers need frecd's trigger maps");
+		return -EINVAL;
+	}
+	if (kinds) {
+		pt = calloc(FREC_MAX_PROBES, sizeof(*pt));
+		if (!pt) {
+			snprintf(err, errlen, "attaching probes: out of memory");
+			return -ENOMEM;
+		}
+		ret = probe_trig_table(p, &o, pt, err, errlen);
+		if (ret)
+			goto err_out;
+	}
 
 	skel = probe_bpf__open();
 	if (!skel) {
@@ -134,6 +212,22 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		snprintf(err, errlen, "sharing frecd's counters with the probes: %s", strerror(-ret));
 		goto err_out;
 	}
+	skel->rodata->trig_kinds = kinds;
+	if (kinds) {
+		/* frecd's table and state: the scheduler's and the probes'
+		 * firings share one cooldown per trigger */
+		if ((ret = bpf_map__reuse_fd(skel->maps.triggers, o.triggers_fd)) ||
+		    (ret = bpf_map__reuse_fd(skel->maps.trigger_state, o.trigger_state_fd))) {
+			snprintf(err, errlen, "sharing frecd's triggers with the probes: %s",
+				 strerror(-ret));
+			goto err_out;
+		}
+		if ((kinds & (1u << FREC_TRIG_FUNC)) &&
+		    (ret = bpf_map__set_max_entries(skel->maps.trig_calls, FREC_TRIG_CALLS))) {
+			snprintf(err, errlen, "sizing the func triggers' map: %s", strerror(-ret));
+			goto err_out;
+		}
+	}
 	ret = probe_bpf__load(skel);
 	if (ret) {
 		if (ret == -EPERM || ret == -EACCES)
@@ -146,6 +240,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	}
 	track_programs(skel, true);
 	loaded = true;
+	if (pt && (ret = fill_probe_triggers(skel, pt, err, errlen)))
+		goto err_out;
 
 	links = calloc(p->n * (npids ? npids : 1), sizeof(*links));
 	if (!links) {
@@ -172,6 +268,7 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	p->nlinks = nlinks;
 	p->nargs = o.nargs;
 	probe_set__sync_table(p);
+	free(pt);
 	return 0;
 
 err_out:
@@ -179,6 +276,7 @@ err_out:
 	while (nlinks)
 		bpf_link__destroy(links[--nlinks]);
 	free(links);
+	free(pt);
 	if (loaded)
 		track_programs(skel, false);
 	probe_bpf__destroy(skel);

@@ -62,6 +62,29 @@ size_t frec_probes__count(const struct frec_probes *p)
 	return p ? p->n : 0;
 }
 
+int frec_probes__find(const struct frec_probes *p, const char *spec, __u32 *entry_id,
+		      __u32 *return_id)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++) {
+		const struct probe_entry *e = &p->ents[i];
+
+		if (strcmp(e->name, spec))
+			continue;
+		*entry_id = e->kind == FREC_PROBE_URETPROBE ? 0 : (__u32)(i + 1);
+		*return_id = 0;
+		if (e->kind == FREC_PROBE_URETPROBE)
+			*return_id = (__u32)(i + 1);
+		/* func: pushes its entry and its return together, same name */
+		else if (e->kind == FREC_PROBE_UPROBE && i + 1 < p->n &&
+			 p->ents[i + 1].kind == FREC_PROBE_URETPROBE && !strcmp(p->ents[i + 1].name, spec))
+			*return_id = (__u32)(i + 2);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 void probe_set__sync_table(struct frec_probes *p)
 {
 	size_t i;

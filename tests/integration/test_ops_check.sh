@@ -5,16 +5,16 @@
 # --btf is named; a configuration error is a usage error.
 . "$FREC_TEST_LIB"
 
-items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs recursion"
+items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion"
 line_re='^(ok|missing) +[A-Za-z_]+ +\(.+\)$'
 
 "$FRECD" --check --config /dev/null > check.out 2> check.err
 rc=$?
 [ ! -s check.err ] || { cat check.err >&2; fail "--check wrote to stderr"; }
 assert_eq "--check exit status" 0 "$rc"
-assert_eq "--check lines" 15 "$(wc -l < check.out)"
-assert_eq "--check items in order" "$items" "$(head -n 14 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "lines of the item format" 14 "$(grep -Ec "$line_re" check.out)"
+assert_eq "--check lines" 16 "$(wc -l < check.out)"
+assert_eq "--check items in order" "$items" "$(head -n 15 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "lines of the item format" 15 "$(grep -Ec "$line_re" check.out)"
 assert_eq "last line" "frecd can run here" "$(tail -n 1 check.out)"
 assert_eq "kernel" "ok       kernel         ($(uname -r) $(uname -m))" "$(awk '$2 == "kernel"' check.out)"
 
@@ -51,6 +51,19 @@ fi
 "$FRECD" --check --config /dev/null --attach raw_tp > raw.out || fail "--check --attach raw_tp failed"
 grep -Eq '^ok       programs       \(frecd.s [0-9]+ scheduler programs loaded and attached with raw_tp\)$' raw.out ||
 	fail "--attach raw_tp: $(awk '$2 == "programs"' raw.out)"
+# where triggers keep per-thread times: task storage only for tp_btf on 6.4+
+hash="ok       triggers       (runq and offcpu triggers keep per-thread times in an LRU hash of 16384 threads:"
+assert_eq "triggers with raw_tp" "$hash the raw_tp programs have no typed task pointer for task storage)" \
+	"$(awk '$2 == "triggers"' raw.out)"
+if grep -q '^ok       programs .*with raw_tp)$' check.out; then
+	want="$hash the raw_tp programs have no typed task pointer for task storage)"
+else
+	case $(uname -r) in
+	[0-5].*|6.[0-3].*) want="$hash task storage allocates under the runqueue lock with kmalloc before Linux 6.4)" ;;
+	*) want="ok       triggers       (runq and offcpu triggers keep per-thread times in task storage (tp_btf, Linux 6.4+))" ;;
+	esac
+fi
+assert_eq "triggers" "$want" "$(awk '$2 == "triggers"' check.out)"
 
 # A --btf that is not there
 "$FRECD" --check --config /dev/null --btf "$WORK/none.btf" > btf.out
@@ -68,9 +81,9 @@ as_nobody "$pub/frecd" --check --config /dev/null > nobody.out 2> nobody.err
 rc=$?
 rm -rf "$pub"
 assert_eq "--check as nobody: exit" 1 "$rc"
-assert_eq "--check as nobody: lines" 15 "$(wc -l < nobody.out)"
-assert_eq "--check as nobody: items" "$items" "$(head -n 14 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
-for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs recursion; do
+assert_eq "--check as nobody: lines" 16 "$(wc -l < nobody.out)"
+assert_eq "--check as nobody: items" "$items" "$(head -n 15 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs triggers recursion; do
 	assert_eq "$item as nobody" "missing" "$(awk -v i="$item" '$2 == i { print $1 }' nobody.out)"
 done
 grep -Eq '^missing  CAP_BPF        \(not in the effective set \(CapEff 0000000000000000\), needed for BPF programs and maps; run frecd as root or grant it \(AmbientCapabilities= in the unit\)\)$' nobody.out ||
