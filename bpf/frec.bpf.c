@@ -68,6 +68,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	struct frec_rec_switch *r;
 	void *ring;
 	__u32 prev_tgid, next_tgid;
+	__u64 ts;
 
 	prev_tgid = RD(btf, prev, tgid);
 	next_tgid = RD(btf, next, tgid);
@@ -77,7 +78,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	if (filtered(prev_tgid, next_tgid)) {
 		/* neither is measured, but the CPU's oncpu entry moves on */
 		if (trig)
-			trig_on_switch(preempt, 0, prev, next, prev_tgid, next_tgid, self_tgid, btf);
+			trig_on_switch(0, preempt, 0, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 		return 0;
 	}
 	if (!switch_has_state_arg)
@@ -85,7 +86,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_SCHED_SWITCH);
 	if (!r) {
 		if (trig)
-			trig_on_switch(preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
+			trig_on_switch(0, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 		return 0;
 	}
 	r->prev_pid = RD(btf, prev, pid);
@@ -97,9 +98,10 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	r->prev_state = reported_state(preempt, state, prev, btf);
 	read_comm(r->prev_comm, prev, btf);
 	read_comm(r->next_comm, next, btf);
+	ts = r->h.ts;
 	ring_submit(ring, r);
 	if (trig)
-		trig_on_switch(preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
+		trig_on_switch(ts, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 	return 0;
 }
 
@@ -110,21 +112,26 @@ static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf, const
 	struct frec_rec_wake *r;
 	void *ring;
 	__u32 tgid;
+	__u64 ts;
 
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, tgid))
 		return 0;
-	if (trig)
-		trig_on_wake(p, tgid, self_tgid, type == FREC_EV_SCHED_WAKEUP_NEW, btf);
 	r = ring_reserve(&ring, sizeof(*r), type);
-	if (!r)
+	if (!r) {
+		if (trig)
+			trig_on_wake(0, p, tgid, self_tgid, type == FREC_EV_SCHED_WAKEUP_NEW, btf);
 		return 0;
+	}
 	r->pid = RD(btf, p, pid);
 	r->tgid = tgid;
 	r->prio = RD(btf, p, prio);
 	r->target_cpu = task_cpu(p, btf);
 	read_comm(r->comm, p, btf);
+	ts = r->h.ts;
 	ring_submit(ring, r);
+	if (trig)
+		trig_on_wake(ts, p, tgid, self_tgid, type == FREC_EV_SCHED_WAKEUP_NEW, btf);
 	return 0;
 }
 

@@ -69,14 +69,15 @@ struct {
 #define PROBE_TRIGGERS		(trig_kinds & TRIG_PROBE_KINDS)
 
 /*
- * The triggers of probe id's hit by the current thread, after its record:
+ * The triggers of probe id's hit by the current thread at now (its
+ * record's time, 0 when it has none), after its record:
  * at a func entry, the call's start; at a func return, the call's time
  * against the func triggers; at any probe, its probe triggers with value.
  */
-static __always_inline void on_hit(__u32 id, bool ret, __u64 value)
+static __always_inline void on_hit(__u32 id, bool ret, __u64 value, __u64 now)
 {
 	const struct frec_probe_trig *pt;
-	__u64 now, id_tgid, comm[2] = {}, *start, begin = 0;
+	__u64 id_tgid, comm[2] = {}, *start, begin = 0;
 	struct call_key k;
 	__u32 tid, tgid;
 
@@ -85,7 +86,8 @@ static __always_inline void on_hit(__u32 id, bool ret, __u64 value)
 	pt = bpf_map_lookup_elem(&probe_triggers, &id);
 	if (!pt || !(pt->mask | pt->func_entry))
 		return;
-	now = bpf_ktime_get_boot_ns();
+	if (!now)	/* the hit has no record: its own time */
+		now = bpf_ktime_get_boot_ns();
 	id_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)id_tgid;
 	tgid = id_tgid >> 32;
@@ -136,12 +138,13 @@ int frec_uprobe(struct pt_regs *ctx)
 	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
 	struct frec_rec_probe *r;
 	void *ring;
+	__u64 ts = 0;
 	__u32 n = nargs;
 
 	r = reserve(&ring, FREC_EV_UPROBE, id);
 	if (!r) {
 		if (PROBE_TRIGGERS)
-			on_hit(id, false, PT_REGS_PARM1(ctx));
+			on_hit(id, false, PT_REGS_PARM1(ctx), 0);
 		return 0;
 	}
 	if (n > FREC_MAX_PROBE_ARGS)
@@ -159,9 +162,10 @@ int frec_uprobe(struct pt_regs *ctx)
 		r->args[4] = PT_REGS_PARM5(ctx);
 	if (n > 5)
 		r->args[5] = FREC_PARM6(ctx);
+	ts = r->h.ts;
 	ring_submit(ring, r);
 	if (PROBE_TRIGGERS)
-		on_hit(id, false, PT_REGS_PARM1(ctx));
+		on_hit(id, false, PT_REGS_PARM1(ctx), ts);
 	return 0;
 }
 
@@ -171,15 +175,17 @@ int frec_uretprobe(struct pt_regs *ctx)
 	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
 	struct frec_rec_probe *r;
 	void *ring;
+	__u64 ts = 0;
 
 	r = reserve(&ring, FREC_EV_URETPROBE, id);
 	if (r) {
 		r->ret = (__s64)PT_REGS_RC(ctx);
+		ts = r->h.ts;
 		ring_submit(ring, r);
 	}
 	/* a return has no arguments: a probe trigger's value is 0 */
 	if (PROBE_TRIGGERS)
-		on_hit(id, true, 0);
+		on_hit(id, true, 0, ts);
 	return 0;
 }
 
@@ -190,6 +196,7 @@ int frec_usdt(struct pt_regs *ctx)
 	struct frec_rec_probe *r;
 	long first = 0;
 	void *ring;
+	__u64 ts = 0;
 	int i, n;
 
 	r = reserve(&ring, FREC_EV_USDT, id);
@@ -197,7 +204,7 @@ int frec_usdt(struct pt_regs *ctx)
 		if (PROBE_TRIGGERS) {
 			if (bpf_usdt_arg_cnt(ctx) > 0)
 				bpf_usdt_arg(ctx, 0, &first);
-			on_hit(id, false, first);
+			on_hit(id, false, first, 0);
 		}
 		return 0;
 	}
@@ -217,8 +224,9 @@ int frec_usdt(struct pt_regs *ctx)
 	}
 	if (PROBE_TRIGGERS)
 		first = n > 0 ? r->args[0] : 0;
+	ts = r->h.ts;
 	ring_submit(ring, r);
 	if (PROBE_TRIGGERS)
-		on_hit(id, false, first);
+		on_hit(id, false, first, ts);
 	return 0;
 }

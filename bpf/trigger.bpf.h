@@ -64,9 +64,11 @@ static __always_inline bool trig_match(const struct frec_trigger_bpf *t, __u32 t
 /*
  * Trigger index i's condition held at now for the thread (pid, tgid,
  * comm). value is what was measured; for a duration, start is when it
- * began (value 0) and the record's value is its own time minus start, so
- * that frecd can tell a run it fired for itself (an oncpu's
- * h.ts - value == since_ts). Inside the cooldown no record is written,
+ * began (value 0) and the record's value is now minus start, so that it
+ * equals the recorded events' difference and frecd can tell a run it
+ * fired for itself (an oncpu's h.ts - value == since_ts). now is the
+ * event's own record's time, and the trigger record is stamped with it:
+ * it follows that record in the CPU's ring, so time order holds. Inside the cooldown no record is written,
  * only counted (bpf/trigger.h); else the record wakes frecd at once.
  */
 static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t, __u64 now,
@@ -102,7 +104,11 @@ static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t,
 	r->pid = pid;
 	r->tgid = tgid;
 	r->flags = 0;
-	r->value = start ? r->h.ts - start : value;
+	/* At the time of the event that completed the condition (the
+	 * switch, the return), not of this reserve: the value is then exactly
+	 * what the recorded events show, and h.ts - value is the start. */
+	r->h.ts = now;
+	r->value = start ? now - start : value;
 	((__u64 *)r->comm)[0] = comm[0];
 	((__u64 *)r->comm)[1] = comm[1];
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);

@@ -93,8 +93,8 @@ static __always_inline struct trig_thread *trig_thread(struct task_struct *t, __
 
 /* sched_waking / sched_wakeup_new of p: runnable from now. A new thread
  * starts clean: in the hash, a reused tid may find its predecessor's entry. */
-static __always_inline void trig_on_wake(struct task_struct *p, __u32 tgid, __u32 self,
-					 bool new, const bool btf)
+static __always_inline void trig_on_wake(__u64 now, struct task_struct *p, __u32 tgid,
+					 __u32 self, bool new, const bool btf)
 {
 	struct trig_thread *tt;
 	__u32 pid;
@@ -107,7 +107,7 @@ static __always_inline void trig_on_wake(struct task_struct *p, __u32 tgid, __u3
 	tt = trig_thread(p, pid, true, btf);
 	if (!tt)
 		return;
-	tt->waking_ts = bpf_ktime_get_boot_ns();
+	tt->waking_ts = now ? now : bpf_ktime_get_boot_ns();
 	if (new)
 		tt->offcpu_ts = 0;
 }
@@ -123,23 +123,26 @@ static __always_inline bool trig_skip(__u32 tgid, __u32 self)
 }
 
 /*
- * sched_switch from prev to next at now, after the switch's own record:
+ * sched_switch from prev to next at now (the switch record's time, 0 when
+ * it has none), after the switch's own record:
  * prev's run ends (oncpu) and its wait begins (runq if still runnable,
  * offcpu if it blocks); next's wait ends (runq, offcpu) and its run
  * begins. frecd's own threads, and those -p leaves out, are neither
  * measured nor fired for.
  */
-static __always_inline void trig_on_switch(bool preempt, unsigned int state,
+static __always_inline void trig_on_switch(__u64 now, bool preempt, unsigned int state,
 					   struct task_struct *prev, struct task_struct *next,
 					   __u32 prev_tgid, __u32 next_tgid, __u32 self,
 					   const bool btf)
 {
-	__u64 now = bpf_ktime_get_boot_ns(), comm[2], start;
+	__u64 comm[2], start;
 	__u32 prev_pid = RD(btf, prev, pid), next_pid = RD(btf, next, pid), zero = 0;
 	bool prev_self = trig_skip(prev_tgid, self), next_self = trig_skip(next_tgid, self);
 	struct frec_oncpu *oc = NULL;
 	struct trig_thread *tt;
 
+	if (!now)	/* no record of the switch: its own time */
+		now = bpf_ktime_get_boot_ns();
 	if (TRIG_ARMED(FREC_TRIG_ONCPU)) {
 		oc = bpf_map_lookup_elem(&oncpu, &zero);
 		if (oc && oc->since_ts && oc->pid == prev_pid && prev_pid)

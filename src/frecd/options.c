@@ -503,6 +503,16 @@ int frecd_options__check(const struct frecd_options *o, const char **bad, char *
 					  ts[i].spec, ts[i].name, ts[j].spec);
 			goto out;
 		}
+		/* frec trigger NAME must say which one it fires */
+		for (j = 0; j < i && ts[i].manual; j++) {
+			if (!ts[j].manual || strcmp(ts[i].manual, ts[j].manual))
+				continue;
+			*bad = o->triggers[i];
+			ret = usage_error(err, errlen,
+					  "trigger '%s': 'frec trigger %s' already fires trigger '%s'; give one of them another manual:NAME",
+					  ts[i].spec, ts[i].manual, ts[j].spec);
+			goto out;
+		}
 	}
 out:
 	for (i = 0; i < n; i++)

@@ -325,7 +325,7 @@ int trigger_spec__parse(const char *text, struct trigger_spec *ts, char *err, si
 		return ret;
 	}
 	if (!ts->name)
-		ts->name = ts->kind == FREC_TRIG_MANUAL ? ts->manual : ts->spec;
+		ts->name = ts->spec;	/* the rule for every kind; name= to shorten */
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 
 t="runq>20ms,comm=victim,delay=0.5s"
 # frec status --json: the count of PROGRAM runs that failed (frecd(8))
-failures_key=on_snapshot_failures
+failures_key=failures	# in "on_snapshot":{...}, the only key of that name
 # frecd's log line when it kills PROGRAM at the timeout
 killed_re="timed out|timeout|killed"
 

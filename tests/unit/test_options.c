@@ -299,7 +299,7 @@ static void test_triggers(void **state)
 	assert_ptr_equal(bad, o.triggers[2]);
 	assert_int_equal(parse("--trigger", "manual:x", "--trigger", "manual:x,cooldown=0", NULL), 0);
 	assert_int_equal(frecd_options__check(&o, &bad, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "trigger 'manual:x,cooldown=0': the name 'x' is taken by trigger 'manual:x'; give one of them another name=");
+	assert_string_equal(err, "trigger 'manual:x,cooldown=0': 'frec trigger x' already fires trigger 'manual:x'; give one of them another manual:NAME");
 
 	/* at most 32 */
 	argv[argc++] = "frecd";

@@ -89,7 +89,7 @@ static void test_func_probe_lost_manual(void **state)
 	assert_int_equal(parse("manual:oops"), 0);
 	assert_int_equal(ts.kind, FREC_TRIG_MANUAL);
 	assert_string_equal(ts.manual, "oops");
-	assert_string_equal(ts.name, "oops");	/* frec trigger oops */
+	assert_string_equal(ts.name, "manual:oops");	/* fired by frec trigger oops */
 	assert_string_equal(ts.spec, "manual:oops");
 }
 

@@ -345,11 +345,11 @@ static void test_manual(void **state)
 	assert_int_equal(seen.npushed, 1);
 	assert_int_equal(stats(2).suppressed_delay, 1);
 	frecd_triggers__tick(t, T0 + S);
-	assert_string_equal(seen.snap_reason[0], "trigger oops: tid 123 comm frec value 0");
+	assert_string_equal(seen.snap_reason[0], "trigger manual:oops,delay=1s,cooldown=5s: tid 123 comm frec value 0");
 	/* its cooldown: refused, with the time left */
 	assert_int_equal(frecd_triggers__manual(t, "oops", 123, "frec", T0 + 2 * S, &id, err,
 						sizeof(err)), -EBUSY);
-	assert_string_equal(err, "trigger oops is in its cooldown for another 3.0 s (cooldown=5s); no snapshot taken");
+	assert_string_equal(err, "trigger manual:oops,delay=1s,cooldown=5s is in its cooldown for another 3.0 s (cooldown=5s); no snapshot taken");
 	/* by its name= too */
 	assert_int_equal(frecd_triggers__manual(t, "second", 1, "x", T0, &id, err, sizeof(err)), 0);
 	assert_int_equal(id, 3);
@@ -369,7 +369,7 @@ static void test_manual_rate(void **state)
 	assert_int_equal(frecd_triggers__manual(t, "m", 1, "x", T0, &id, err, sizeof(err)), 0);
 	frecd_triggers__tick(t, T0);
 	assert_int_equal(frecd_triggers__manual(t, "m", 1, "x", T0 + 1, &id, err, sizeof(err)), -EBUSY);
-	assert_string_equal(err, "trigger m took its 1 snapshots of the last hour (max=1/h); no snapshot taken");
+	assert_string_equal(err, "trigger manual:m,delay=0,cooldown=0,max=1/h took its 1 snapshots of the last hour (max=1/h); no snapshot taken");
 }
 
 static void test_bpf_state(void **state)
