@@ -50,7 +50,7 @@ status_until "fp entry hits before" "  probe 1     $fp (uprobe), $n hits"
 # --- reload: nofp instead of fp --------------------------------------------------
 conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $nofp"
 reload
-grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), all processes, wakeup off, -o $WORK/snaps, --keep 100, --keep-size 1G$" \
+grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), 0 triggers, all processes, wakeup off, -o $WORK/snaps, --keep 100, --keep-size 1G$" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no reloaded line"; }
 grep -q "frecd info: attached probe 1: $nofp -> $TARGET:frec_target_nofp+0 entry (3 args)" "$WORK/frecd.log" ||
 	fail "the new probe's attached line"
@@ -101,7 +101,7 @@ grep -q "frecd warn: reload: window changed from 60 s to 30 s, which takes a res
 	{ cat "$WORK/frecd.log" >&2; fail "the window change is not reported"; }
 status
 assert_eq "window limit kept" "at least 60 s, at most 134217728 bytes)" "$(grep '^window' status.out | sed 's/.*(//')"
-grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes, all processes," "$WORK/frecd.log" ||
+grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes, 0 triggers, all processes," "$WORK/frecd.log" ||
 	fail "the reload with unchanged probes should not attach them again"
 
 # --- the pid filter: on (programs reloaded), then off again -------------------------

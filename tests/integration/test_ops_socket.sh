@@ -7,7 +7,7 @@
 
 CLIENT="$PROGS/ctl_client"
 [ -x "$CLIENT" ] || fail "no $CLIENT: run make progs"
-usage="send 'snapshot [REASON]', 'status' or 'status json'"
+usage="send 'snapshot [REASON]', 'trigger NAME', 'status' or 'status json'"
 
 mkdir -m 700 snaps
 sock="$WORK/run/frecd.sock"
@@ -49,7 +49,7 @@ grep -q "\"filtered\":[0-9]*,\"recursion_misses\":$recursion_json," status.json 
 	fail "status --json: recursion_misses: $(cat status.json)"
 grep -q '"snapshots":{"written":0,"failed":0,"in_progress":false,"last":null,' status.json ||
 	fail "status --json: snapshots: $(cat status.json)"
-grep -q '"retention":{"keep":100,"keep_bytes":1073741824},"probes":\[\]}$' status.json ||
+grep -q '"retention":{"keep":100,"keep_bytes":1073741824},"probes":\[\],"triggers":\[\],"on_snapshot":null}$' status.json ||
 	fail "status --json: retention and probes: $(cat status.json)"
 
 # --- snapshot: waits, prints the path, the reason is in the header ------------

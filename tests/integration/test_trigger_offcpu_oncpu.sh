@@ -1,0 +1,83 @@
+#!/bin/sh
+# offcpu>DUR and oncpu>DUR, each on a known stretch of time.
+#  - offcpu: slow_call's 3rd call sleeps 60 ms (its thread blocks, S);
+#    offcpu>30ms narrowed to it fires once: its record is the thread's, and
+#    its value is exactly the time from the blocking switch-out to the next
+#    switch-in that the snapshot's own events show.
+#  - oncpu: runq_spike's SCHED_FIFO "spiker" holds its CPU for 400 ms
+#    without a switch; oncpu>100ms fires once, from frecd's tick while the
+#    spiker still runs (its trigger time is before the run's end), and the
+#    run's own switch-out, which also passes the threshold in BPF, is not
+#    a second firing (frecd knows the run: fired stays 1, nothing is
+#    suppressed).
+. "$FREC_TEST_LIB"
+. "$(dirname "$FREC_TEST_LIB")/trigger_lib.sh"
+
+t1="offcpu>30ms,comm=slow_call,delay=0.3s"
+t2="oncpu>100ms,comm=spiker,delay=0.3s"
+
+# --- offcpu ------------------------------------------------------------------------
+mkdir snaps
+start_frecd -o "$WORK/snaps" --window 30 --trigger "$t1"
+"$SLOW" 5 3 > slow.out || fail "slow_call failed"
+tid=$(field slow.out tid)
+wait_snaps "$WORK/snaps" 1
+assert_trig "$t1" "$TRIG_FIRED" 1
+assert_trig "$t1" "$TRIG_SNAPS" 1
+snap=$(snaps "$WORK/snaps")
+stop_frecd
+dump_json "$snap" dump.json
+assert_eq "offcpu: trigger records" 1 "$(jcount dump.json type=trigger)"
+assert_eq "offcpu: the trigger's tid" "$tid" "$(jvals dump.json tid type=trigger)"
+value=$(jvals dump.json value_ns type=trigger)
+# The thread's blocks (switch-out with a state that is not 0, to its next
+# switch-in) over 30 ms in the events: one, equal to the value.
+awk -v tid="$tid" "$jq_awk"'
+	jget($0, "type") != "sched_switch" { next }
+	{ ts = jget($0, "ts") + 0 }
+	jget($0, "prev_pid") == tid && jget($0, "prev_state") != "0" { out = ts }
+	jget($0, "next_pid") == tid && out {
+		if (ts - out > 30000000) printf "%.0f\n", ts - out
+		out = 0
+	}' dump.json > blocks
+assert_eq "offcpu: blocks over 30 ms in the events" 1 "$(wc -l < blocks)"
+note "offcpu: value $value ns, the events' block $(cat blocks) ns"
+assert_eq "offcpu: the trigger's value against the events' block" "$(cat blocks)" "$value"
+assert_range "offcpu: the trigger's value (ns)" 60000000 1000000000 "$value"
+
+# --- oncpu -------------------------------------------------------------------------
+mkdir snaps2
+start_frecd -o "$WORK/snaps2" --window 30 --trigger "$t2"
+spike_run spike.out -s 400 1 1000
+spiker=$(field spike.out spiker)
+set -- $(spike_waits spike.out)
+ran=$2		# the victim ran again: the spin had ended
+wait_snaps "$WORK/snaps2" 1
+assert_trig "$t2" "$TRIG_FIRED" 1
+assert_trig "$t2" "$TRIG_SUPP_DELAY" 0
+assert_trig "$t2" "$TRIG_SUPP_COOLDOWN" 0
+assert_trig "$t2" "$TRIG_SUPP_RATE" 0
+snap2=$(snaps "$WORK/snaps2")
+stop_frecd
+dump_json "$snap2" dump2.json
+assert_eq "oncpu: trigger records" 1 "$(jcount dump2.json type=trigger)"
+assert_eq "oncpu: the trigger's tid" "$spiker" "$(jvals dump2.json tid type=trigger)"
+assert_eq "oncpu: the trigger's comm" spiker "$(jvals dump2.json comm type=trigger)"
+value=$(jvals dump2.json value_ns type=trigger)
+tts=$(jvals dump2.json ts type=trigger)
+# The spiker's run of over 100 ms, from the events: its switch-in and the
+# switch-out that ended it. The BPF check at that switch-out would stamp
+# the record with the switch-out's own time: fired strictly before it is
+# the tick's firing, while the spiker still ran.
+awk -v tid="$spiker" "$jq_awk"'
+	jget($0, "type") != "sched_switch" { next }
+	{ ts = jget($0, "ts") + 0 }
+	jget($0, "prev_pid") == tid && in_ts && ts - in_ts > 100000000 { printf "%.0f %.0f\n", in_ts, ts }
+	jget($0, "next_pid") == tid { in_ts = ts }' dump2.json > runs
+assert_eq "oncpu: the spiker's runs over 100 ms in the events" 1 "$(wc -l < runs)"
+read -r run_in run_out < runs
+note "oncpu: fired at $tts with value $value ns; the run from $run_in to $run_out (the spin ended by $ran)"
+assert_range "oncpu: the trigger's value (ns)" 100000001 $((run_out - run_in)) "$value"
+assert_eq "oncpu: the trigger's start (its time less its value)" "$run_in" $((tts - value))
+[ "$tts" -lt "$run_out" ] || fail "oncpu: fired at $tts, not before the run's switch-out ($run_out): not while it ran"
+exit 0
