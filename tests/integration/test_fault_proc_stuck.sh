@@ -87,9 +87,26 @@ wait_for serve.out '^mounted' "the FUSE server"
 start_frecd -o "$WORK/snaps" --debug-stall-ms 600000
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "SIGUSR2: not draining the ring buffer" "the stall"
-"$PROGS/stuck_args" trap "$WORK/mnt/f" > trap.out 2>&1 &
-trapped=$!
-wait_for trap.out '^trapped ' "the trap"
+# The trap is a fixture, not what is tested: in the VMs, under the whole
+# suite, it has now and then not held (never alone: stuck_args then says
+# after 10 s where its threads were, and exits 3). A new one is tried,
+# twice at most, and what the failed one said is kept in the log.
+tries=0
+while :; do
+	"$PROGS/stuck_args" trap "$WORK/mnt/f" > trap.out 2>&1 &
+	trapped=$!
+	i=0
+	while ! grep -q '^trapped ' trap.out && kill -0 "$trapped" 2>/dev/null; do
+		[ $i -lt 300 ] || break
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -q '^trapped ' trap.out && break
+	tries=$((tries + 1))
+	note "the trap did not hold (try $tries): $(cat trap.out)"
+	kill -KILL "$trapped" 2>/dev/null
+	wait "$trapped" 2>/dev/null
+	[ $tries -lt 3 ] || fail "the trap did not hold in 3 tries: $(cat trap.out)"
+done
 # The trap holds: a read of the command line does not return: timeout ends
 # it (coreutils' timeout exits 124, busybox's 143, the TERM it sent).
 timeout 1 cat "/proc/$trapped/cmdline" > /dev/null

@@ -14,7 +14,9 @@
  *                          READ, until killed (the kernel then fails the
  *                          reads that wait: the trap below opens and exits)
  *   stuck_args trap FILE   map FILE (the file above), set the trap, print
- *                          "trapped PID" and wait until killed
+ *                          "trapped PID" and wait until killed; exit 3,
+ *                          saying where its threads wait, if the trap
+ *                          does not hold within 10 s
  *
  * Root only (mount).
  */
@@ -224,6 +226,24 @@ static char task_state(pid_t tid)
 	return p && p[1] ? p[2] : '?';
 }
 
+/* "stuck_args: NAME TID: state C, in FUNCTION" on stderr (wchan: where it sleeps). */
+static void report_thread(const char *name, pid_t tid)
+{
+	char path[64], wchan[128] = "?";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, wchan, sizeof(wchan) - 1);
+		wchan[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	dprintf(2, "stuck_args: the trap did not hold after 10 s: %s %d: state %c, in %s\n",
+		name, (int)tid, tid ? task_state(tid) : '?', wchan);
+}
+
 static int trap(const char *path)
 {
 	pthread_t a, b;
@@ -249,8 +269,14 @@ static int trap(const char *path)
 		return 1;
 	}
 	/* No malloc from here on: it may need the lock. */
-	while (!writer_tid || task_state(writer_tid) != 'D')
+	for (n = 0; !writer_tid || task_state(writer_tid) != 'D'; n++) {
+		if (n == 100000) {	/* 10 s: say where each thread is, for the test's log */
+			report_thread("holder", holder_tid);
+			report_thread("writer", writer_tid);
+			return 3;
+		}
 		usleep(100);
+	}
 	n = snprintf(line, sizeof(line), "trapped %d\n", (int)getpid());
 	if (write(1, line, n) != n)
 		return 1;
