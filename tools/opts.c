@@ -148,16 +148,9 @@ void frec_probe__label(struct frec_out *o, const char *name, __u32 kind)
 
 const char *frec_trigger__kind_name(__u32 kind)
 {
-	switch (kind) {
-	case FREC_TRIG_RUNQ: return "runq";
-	case FREC_TRIG_OFFCPU: return "offcpu";
-	case FREC_TRIG_ONCPU: return "oncpu";
-	case FREC_TRIG_FUNC: return "func";
-	case FREC_TRIG_PROBE: return "probe";
-	case FREC_TRIG_LOST: return "lost";
-	case FREC_TRIG_MANUAL: return "manual";
-	default: return "trigger";
-	}
+	const char *name = frec_trigger_kind__name(kind);
+
+	return name ? name : "trigger";
 }
 
 void frec_fmt__trigger_value(__u32 kind, __u64 v, char *buf, size_t len)

@@ -161,6 +161,10 @@ struct frec_trigger_info {
  * "sched_switch", ..., "uprobe", "uretprobe", "usdt", "lost"; NULL if unknown. */
 const char *frec_type__name(unsigned int type);
 
+/* The condition's word of enum frec_trigger_kind, as --trigger spells it:
+ * "runq", ..., "manual"; NULL if unknown. */
+const char *frec_trigger_kind__name(unsigned int kind);
+
 /* Decode one ring buffer record (struct frec_rec_*) into ev. Strings in ev
  * point into data. Returns 0, or -EINVAL when len is short for the type or the
  * type is unknown. */

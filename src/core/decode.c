@@ -35,6 +35,21 @@ const char *frec_type__name(unsigned int type)
 	return type < FREC_EV__MAX ? type_names[type] : NULL;
 }
 
+static const char *const trigger_kind_names[FREC_TRIG__MAX] = {
+	[FREC_TRIG_RUNQ]   = "runq",
+	[FREC_TRIG_OFFCPU] = "offcpu",
+	[FREC_TRIG_ONCPU]  = "oncpu",
+	[FREC_TRIG_FUNC]   = "func",
+	[FREC_TRIG_PROBE]  = "probe",
+	[FREC_TRIG_LOST]   = "lost",
+	[FREC_TRIG_MANUAL] = "manual",
+};
+
+const char *frec_trigger_kind__name(unsigned int kind)
+{
+	return kind < FREC_TRIG__MAX ? trigger_kind_names[kind] : NULL;
+}
+
 /* The record size each type needs; 0 for types that have no ring record. */
 static const size_t rec_size[FREC_EV__MAX] = {
 	[FREC_EV_SCHED_SWITCH]	   = sizeof(struct frec_rec_switch),

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <frec/event.h>
 #include "frecd/trigger_spec.h"
 
 #define HOUR_NS		(3600ull * 1000000000)
@@ -15,17 +16,9 @@
 
 const char *trigger_kind__name(enum frec_trigger_kind kind)
 {
-	switch (kind) {
-	case FREC_TRIG_RUNQ: return "runq";
-	case FREC_TRIG_OFFCPU: return "offcpu";
-	case FREC_TRIG_ONCPU: return "oncpu";
-	case FREC_TRIG_FUNC: return "func";
-	case FREC_TRIG_PROBE: return "probe";
-	case FREC_TRIG_LOST: return "lost";
-	case FREC_TRIG_MANUAL: return "manual";
-	default: break;
-	}
-	return "?";
+	const char *name = frec_trigger_kind__name(kind);
+
+	return name ? name : "?";
 }
 
 __attribute__((format(printf, 4, 5)))

@@ -23,13 +23,7 @@ start_frecd -o "$WORK/snaps" --trigger "$t"
 "$SLOW" "$calls" "$slow_at" > slow.out 2>&1 || { cat slow.out >&2; fail "slow_call failed"; }
 grep -q '^done$' slow.out || fail "slow_call did not finish"
 tid=$(field slow.out tid)
-wait_snaps "$WORK/snaps" 1
-assert_eq "snapshots" 1 "$(nsnaps "$WORK/snaps")"
-assert_trig "$t" "$TRIG_FIRED" 1
-assert_trig "$t" "$TRIG_SNAPS" 1
-snap=$(snaps "$WORK/snaps")
-stop_frecd
-dump_json "$snap" dump.json
+one_snapshot "$t" "tid $tid comm slow_call value "
 
 assert_eq "trigger records" 1 "$(jcount dump.json type=trigger)"
 assert_eq "trigger records that fired" 1 "$(jcount dump.json type=trigger suppressed="$TRIG_NO")"

@@ -24,19 +24,7 @@ wait_for "$WORK/frecd.log" "SIGUSR2: not draining the ring buffer" "the stall"
 run_target tgt
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "draining the ring buffer again" "the end of the stall"
-wait_snaps "$WORK/snaps" 1
-assert_eq "snapshots" 1 "$(nsnaps "$WORK/snaps")"
-assert_trig "$t" "$TRIG_FIRED" 1
-assert_trig "$t" "$TRIG_SNAPS" 1
-snap=$(snaps "$WORK/snaps")
-stop_frecd
-dump_json "$snap" dump.json
-"$FREC" info --json "$snap" > info.json || fail "frec info --json failed"
-
-case $(jvals info.json reason) in
-"trigger $t: "*) ;;
-*) fail "reason: '$(jvals info.json reason)', expected 'trigger $t: ...'" ;;
-esac
+one_snapshot "$t" ""
 consumed=$(jcount dump.json type=uprobe)
 lost=$(jvals dump.json count type=lost | awk '{ n += $1 } END { print n + 0 }')
 assert_eq "trigger records" 1 "$(jcount dump.json type=trigger)"

@@ -17,19 +17,7 @@ start_frecd -o "$WORK/snaps" --trigger "$t"
 grep -q '^done$' slow.out || fail "slow_call did not finish"
 tid=$(field slow.out tid)
 assert_eq "the tid slow_call fired with" "$tid" "$(field slow.out fired)"
-wait_snaps "$WORK/snaps" 1
-assert_eq "snapshots" 1 "$(nsnaps "$WORK/snaps")"
-assert_trig "$t" "$TRIG_FIRED" 1
-assert_trig "$t" "$TRIG_SNAPS" 1
-snap=$(snaps "$WORK/snaps")
-stop_frecd
-dump_json "$snap" dump.json
-"$FREC" info --json "$snap" > info.json || fail "frec info --json failed"
-
-case $(jvals info.json reason) in
-"trigger $t: tid $tid comm slow_call value "*) ;;
-*) fail "reason: '$(jvals info.json reason)', expected 'trigger $t: tid $tid comm slow_call ...'" ;;
-esac
+one_snapshot "$t" "tid $tid comm slow_call value "
 assert_eq "usdt hits" 1 "$(jcount dump.json type=usdt probe="$usdt" tid="$tid")"
 assert_eq "trigger records" 1 "$(jcount dump.json type=trigger)"
 assert_eq "trigger records that fired" 1 "$(jcount dump.json type=trigger suppressed="$TRIG_NO")"

@@ -129,3 +129,22 @@ suppressed_count() {
 	}
 	END { print n + 0, k + 0 }' "$1"
 }
+
+# one_snapshot T REASON: wait for the one snapshot trigger T takes in
+# $WORK/snaps, check that T fired once and took it, stop frecd and leave the
+# snapshot in $snap, its dump in dump.json and its info in info.json; its
+# reason must start with "trigger T: REASON".
+one_snapshot() {
+	wait_snaps "$WORK/snaps" 1
+	assert_eq "snapshots" 1 "$(nsnaps "$WORK/snaps")"
+	assert_trig "$1" "$TRIG_FIRED" 1
+	assert_trig "$1" "$TRIG_SNAPS" 1
+	snap=$(snaps "$WORK/snaps")
+	stop_frecd
+	dump_json "$snap" dump.json
+	"$FREC" info --json "$snap" > info.json || fail "frec info --json failed"
+	case $(jvals info.json reason) in
+	"trigger $1: $2"*) ;;
+	*) fail "reason: '$(jvals info.json reason)', expected 'trigger $1: $2...'" ;;
+	esac
+}
