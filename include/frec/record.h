@@ -47,6 +47,10 @@ enum frec_type {
 /* The tag's type nibble that says "an extended type follows". */
 #define FREC_EV_ESCAPE		15
 
+/* hdr.cpu of a record on no CPU: one frecd writes itself (a lost or
+ * manual trigger); it decodes as FREC_CPU_UNKNOWN (event.h). */
+#define FREC_REC_CPU_NONE	0xffff
+
 /* Common header. tid/tgid are those of the current task when the event fired. */
 struct frec_rec_hdr {
 	__u64 ts;		/* CLOCK_BOOTTIME ns, bpf_ktime_get_boot_ns() */

@@ -102,7 +102,7 @@ int record_decode(const void *data, size_t len, struct frec_event *ev, struct re
 
 	ev->ts = h.ts;
 	ev->type = h.type;
-	ev->cpu = h.cpu;
+	ev->cpu = h.cpu == FREC_REC_CPU_NONE ? FREC_CPU_UNKNOWN : h.cpu;
 	ev->tid = h.tid;
 	ev->tgid = h.tgid;
 	if (nm)

@@ -363,8 +363,8 @@ void frecd_triggers__lost(struct frecd_triggers *t, __u64 count, __u64 now)
 	for (i = 0; i < t->n; i++) {
 		if (t->t[i].kind != FREC_TRIG_LOST)
 			continue;
-		/* No thread lost them: thread 0, on CPU 0 (a record needs one). */
-		make_record(&r, t->t[i].id, now, 0, 0, 0, NULL, count);
+		/* No thread lost them: thread 0, on no CPU. */
+		make_record(&r, t->t[i].id, now, FREC_REC_CPU_NONE, 0, 0, NULL, count);
 		fire(t, &t->t[i], &r, true);
 	}
 }
@@ -413,7 +413,8 @@ int frecd_triggers__manual(struct frecd_triggers *t, const char *name, __u32 pid
 				 name, name);
 		return -ENOENT;
 	}
-	make_record(&r, g->id, now, 0, pid, pid, comm, 0);
+	/* on no CPU: the client asked from wherever it ran */
+	make_record(&r, g->id, now, FREC_REC_CPU_NONE, pid, pid, comm, 0);
 	*id = g->id;
 	switch (fire(t, g, &r, true)) {
 	case FRECD_TRIGGER_ACCEPTED:

@@ -48,6 +48,7 @@ assert_eq "trigger records" 1 "$(jcount dump.json type=trigger)"
 assert_eq "the trigger's name" "$t" "$(jvals dump.json name type=trigger)"
 assert_eq "the trigger's tid (the client)" "$client" "$(jvals dump.json tid type=trigger)"
 assert_eq "the trigger's value" 0 "$(jvals dump.json value_ns type=trigger)"
+assert_eq "the trigger's cpu (none: the client's request)" 4294967295 "$(jvals dump.json cpu type=trigger)"
 tts=$(jvals dump.json ts type=trigger)
 last=$(last_ts dump.json)
 [ "$last" -ge $((tts + delay_ns)) ] || fail "last event at $last, less than the delay after the trigger ($tts)"

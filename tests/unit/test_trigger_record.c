@@ -49,6 +49,12 @@ static void test_decode(void **state)
 	assert_int_equal(ev.trigger.value, 5500000);
 	assert_int_equal(ev.trigger.count, 1);
 	assert_string_equal(frec_type__name(FREC_EV_TRIGGER), "trigger");
+	/* one frecd wrote on no CPU (lost, manual) */
+	r.h.cpu = FREC_REC_CPU_NONE;
+	assert_int_equal(frec_record__decode(&r, sizeof(r), &ev), 0);
+	assert_int_equal(ev.cpu, FREC_CPU_UNKNOWN);
+	assert_string_equal(frec_trigger_kind__name(FREC_TRIG_OFFCPU), "offcpu");
+	assert_null(frec_trigger_kind__name(FREC_TRIG__MAX));
 
 	assert_int_equal(frec_record__decode(&r, sizeof(r) - 1, &ev), -EINVAL);
 	r.trigger_id = 0;

@@ -241,6 +241,7 @@ static void test_lost_and_reasons(void **state)
 	assert_int_equal(seen.pushed[0].h.ts, T0);
 	assert_int_equal(seen.pushed[0].trigger_id, 1);
 	assert_int_equal(seen.pushed[0].pid, 0);
+	assert_int_equal(seen.pushed[0].h.cpu, FREC_REC_CPU_NONE);
 	assert_int_equal(seen.pushed[0].value, 120);
 	frecd_triggers__tick(t, T0);
 	assert_string_equal(seen.snap_reason[0], "trigger lost: tid 0 comm - value 120 records");
@@ -340,6 +341,7 @@ static void test_manual(void **state)
 	assert_int_equal(seen.pushed[0].pid, 123);
 	assert_int_equal(seen.pushed[0].tgid, 123);
 	assert_int_equal(seen.pushed[0].value, 0);
+	assert_int_equal(seen.pushed[0].h.cpu, FREC_REC_CPU_NONE);
 	/* during its delay: answered by the pending snapshot */
 	assert_int_equal(frecd_triggers__manual(t, "oops", 124, "frec", T0 + 1, &id, err, sizeof(err)), 0);
 	assert_int_equal(seen.npushed, 1);
