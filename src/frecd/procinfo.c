@@ -283,7 +283,7 @@ void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec)
 
 void frecd_procinfo__tick(struct frecd_procinfo *p)
 {
-	__u64 now = frecd_clock__mono_ns(), since, misses;
+	__u64 now, since, misses;
 	unsigned int waiting;
 	__u32 tgid;
 
@@ -293,6 +293,10 @@ void frecd_procinfo__tick(struct frecd_procinfo *p)
 	waiting = p->req_count;
 	misses = p->misses;
 	pthread_mutex_unlock(&p->lock);
+	/* After reading since: a read that began after an earlier clock
+	 * read would be "stuck" for 2^64 ns less a little (it was warned
+	 * of, with 18446744073.7 s). */
+	now = frecd_clock__mono_ns();
 	if (since && now - since >= STUCK_NS && since != p->warned_since) {
 		log_warn("reading /proc/%u/cmdline has not returned for %.1f s (the process is stuck in the kernel); recording goes on, %u command lines wait behind it",
 			 tgid, (now - since) / 1e9, waiting);
