@@ -31,6 +31,7 @@ struct frecd_on_snapshot {
 	__u64 tag_base;
 	struct run runs[FRECD_ON_SNAPSHOT_MAX];
 	__u64 nruns, failures, skipped;
+	bool stopping;		/* free(): runs are killed, and said so once */
 };
 
 struct frecd_on_snapshot *frecd_on_snapshot__new(const struct frecd_options *running, int epfd,
@@ -230,7 +231,9 @@ static void finish(struct frecd_on_snapshot *o, struct run *r, int status, __u64
 			r->fd = -1;
 		}
 	}
-	if (r->killed) {
+	if (o->stopping) {
+		/* free() said why it was killed; not the timeout */
+	} else if (r->killed) {
 		o->failures++;
 		log_error("on-snapshot[%d]: killed after %.1f s (--on-snapshot-timeout)", (int)r->pid, s);
 	} else if (WIFEXITED(status) && !WEXITSTATUS(status)) {
@@ -298,7 +301,7 @@ void frecd_on_snapshot__free(struct frecd_on_snapshot *o)
 		kill(-r->pid, SIGKILL);
 		while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
 			;
-		r->killed = true;
+		o->stopping = true;
 		finish(o, r, status, frecd_clock__mono_ns());
 	}
 	free(o);
