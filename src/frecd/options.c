@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -155,6 +156,51 @@ int frecd_parse_seconds(const char *s, __u64 *out_ns)
 	return 0;
 }
 
+/*
+ * The one parser of durations with a unit (--trigger's DUR,
+ * --on-snapshot-timeout with one): declared in options.h.
+ */
+int frecd_parse_duration(const char *s, __u64 *out)
+{
+	unsigned long long whole = 0, frac = 0, fscale = 1, unit;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > FRECD_MAX_DURATION_NS)	/* keeps the sum below overflow */
+			return -ERANGE;
+		whole = whole * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (fscale < 1000000000ull) {
+				frac = frac * 10 + (*p - '0');
+				fscale *= 10;
+			}
+		}
+	}
+	if (!strcmp(p, "us"))
+		unit = 1000;
+	else if (!strcmp(p, "ms"))
+		unit = 1000000;
+	else if (!strcmp(p, "s"))
+		unit = 1000000000;
+	else if (!*p && !whole && !frac && p == s + 1)
+		unit = 0;	/* "0" alone */
+	else
+		return -EINVAL;
+	if (whole > FRECD_MAX_DURATION_NS / (unit ? unit : 1))
+		return -ERANGE;
+	*out = whole * unit + frac * unit / fscale;
+	if (*out > FRECD_MAX_DURATION_NS)
+		return -ERANGE;
+	return 0;
+}
+
 const char *frecd_format_size(__u64 bytes, char *buf, size_t len)
 {
 	if (bytes && !(bytes & ((1ull << 30) - 1)))
@@ -232,27 +278,14 @@ static int add_pid(struct frecd_options *o, const char *arg, char *err, size_t e
 }
 
 /* "60", "2.5" (seconds), "30s", "500ms". 0, -EINVAL, -ERANGE. */
+/* Seconds ("60", "2.5"), or a duration with its unit ("60s", "500ms"). */
 static int parse_timeout(const char *arg, __u64 *out_ns)
 {
-	char num[32];
 	size_t len = strlen(arg);
-	__u64 div = 1;
-	int ret;
 
-	if (len > 2 && !strcmp(arg + len - 2, "ms")) {
-		len -= 2;
-		div = 1000;
-	} else if (len > 1 && arg[len - 1] == 's') {
-		len--;
-	}
-	if (len >= sizeof(num))
-		return -ERANGE;
-	memcpy(num, arg, len);
-	num[len] = '\0';
-	ret = frecd_parse_seconds(num, out_ns);
-	if (!ret)
-		*out_ns /= div;
-	return ret;
+	if (len && arg[len - 1] == 's')
+		return frecd_parse_duration(arg, out_ns);
+	return frecd_parse_seconds(arg, out_ns);
 }
 
 static int add_trigger(struct frecd_options *o, const char *arg, char *err, size_t errlen)

@@ -101,6 +101,13 @@ int frecd_parse_size(const char *s, __u64 *out);
 /* Seconds with an optional fraction, "10" or "2.5", as ns. 0 or -EINVAL / -ERANGE. */
 int frecd_parse_seconds(const char *s, __u64 *out_ns);
 
+/* A duration longer than a day says nothing a day does not. */
+#define FRECD_MAX_DURATION_NS	(86400ull * 1000000000)
+/* "50ms", "1.5s", "200us", "0" (alone, without a unit) as ns; a fraction
+ * below a nanosecond is dropped. 0, -EINVAL (not a duration), -ERANGE
+ * (over FRECD_MAX_DURATION_NS). */
+int frecd_parse_duration(const char *s, __u64 *out_ns);
+
 /* Human size: "64M", "16M", "1536K", "100" (exact, never rounded). */
 const char *frecd_format_size(__u64 bytes, char *buf, size_t len);
 

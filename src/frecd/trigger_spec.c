@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <frec/event.h>
+#include "frecd/options.h"
 #include "frecd/trigger_spec.h"
 
 #define HOUR_NS		(3600ull * 1000000000)
 #define DAY_NS		(24 * HOUR_NS)
-/* A duration longer than a day says nothing a day does not. */
-#define MAX_DUR_NS	DAY_NS
 #define MAX_PID		4194304		/* PID_MAX_LIMIT on 64-bit */
 
 const char *trigger_kind__name(enum frec_trigger_kind kind)
@@ -34,51 +33,6 @@ static int fail(char *err, size_t errlen, const char *text, const char *fmt, ...
 	return -EINVAL;
 }
 
-/*
- * "50ms", "1.5s", "200us", "0": ns. A fraction below a nanosecond is
- * dropped. 0, -EINVAL (not a duration), -ERANGE (over a day).
- */
-static int parse_dur(const char *s, __u64 *out)
-{
-	unsigned long long whole = 0, frac = 0, fscale = 1, unit;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (whole > MAX_DUR_NS)	/* keeps the sum below overflow */
-			return -ERANGE;
-		whole = whole * 10 + (*p - '0');
-	}
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*p); p++) {
-			if (fscale < 1000000000ull) {
-				frac = frac * 10 + (*p - '0');
-				fscale *= 10;
-			}
-		}
-	}
-	if (!strcmp(p, "us"))
-		unit = 1000;
-	else if (!strcmp(p, "ms"))
-		unit = 1000000;
-	else if (!strcmp(p, "s"))
-		unit = 1000000000;
-	else if (!*p && !whole && !frac && p == s + 1)
-		unit = 0;	/* "0" alone */
-	else
-		return -EINVAL;
-	if (whole > MAX_DUR_NS / (unit ? unit : 1))
-		return -ERANGE;
-	*out = whole * unit + frac * unit / fscale;
-	if (*out > MAX_DUR_NS)
-		return -ERANGE;
-	return 0;
-}
-
 /* A name `frec trigger NAME` and frec status can carry: one word. */
 static int check_name(const char *name)
 {
@@ -95,7 +49,7 @@ static int check_name(const char *name)
 static int parse_threshold(const char *text, const char *kind, const char *dur, __u64 *out,
 			   char *err, size_t errlen)
 {
-	int ret = parse_dur(dur, out);
+	int ret = frecd_parse_duration(dur, out);
 
 	if (ret == -ERANGE)
 		return fail(err, errlen, text, "%s>%s: longer than a day; use a threshold of at most 86400s",
@@ -244,7 +198,7 @@ static int parse_opt(const char *text, char *opt, struct trigger_spec *ts, unsig
 		return 0;
 	case OPT_DELAY:
 	case OPT_COOLDOWN:
-		ret = parse_dur(val, bit == OPT_DELAY ? &ts->delay_ns : &ts->cooldown_ns);
+		ret = frecd_parse_duration(val, bit == OPT_DELAY ? &ts->delay_ns : &ts->cooldown_ns);
 		if (ret == -ERANGE)
 			return fail(err, errlen, text, "%s=%s: longer than a day; use at most 86400s",
 				    opt, val);

@@ -269,6 +269,11 @@ static void test_triggers(void **state)
 	assert_int_equal(o.on_snapshot_timeout_ns, 30000000000ull);
 	assert_int_equal(parse("--on-snapshot-timeout", "500ms", NULL), 0);
 	assert_int_equal(o.on_snapshot_timeout_ns, 500000000ull);
+	/* the trigger's parser: a fraction with its unit, and over a day */
+	assert_int_equal(parse("--on-snapshot-timeout", "1.5ms", NULL), 0);
+	assert_int_equal(o.on_snapshot_timeout_ns, 1500000ull);
+	assert_usage_error("--on-snapshot-timeout 86401s: out of range; use more than 0 and at most 86400 seconds",
+			   "--on-snapshot-timeout", "86401s");
 
 	/* the spec's own message, as is */
 	assert_usage_error("trigger 'runq>5': runq>5: not a duration; use a number with us, ms or s, e.g. runq>50ms",
