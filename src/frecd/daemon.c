@@ -278,6 +278,35 @@ static int add_fd(struct frecd_daemon *d, int fd, __u32 events, __u64 tag)
 	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/* The policy's hooks into this loop, for frecd_triggers__new(). */
+static struct frecd_triggers_hooks trigger_hooks(struct frecd_daemon *d)
+{
+	return (struct frecd_triggers_hooks){
+		.push = trigger_push,
+		.suppressed = trigger_suppressed,
+		.snapshot = trigger_snapshot,
+		.ctx = d,
+	};
+}
+
+/* Whether set has an oncpu trigger, for each drain to read "oncpu", and
+ * the buffer frecd_bpf__read_oncpu() fills (kept once made). 0, -ENOMEM. */
+static int arm_oncpu(struct frecd_daemon *d, const struct frecd_trigger_set *set)
+{
+	size_t i;
+	int n;
+
+	d->has_oncpu = false;
+	for (i = 0; i < set->n; i++)
+		d->has_oncpu |= set->specs[i].kind == FREC_TRIG_ONCPU;
+	if (!d->has_oncpu || d->oncpu)
+		return 0;
+	n = libbpf_num_possible_cpus();
+	d->noncpu = n > 0 ? n : 1;
+	d->oncpu = calloc(d->noncpu, sizeof(*d->oncpu));
+	return d->oncpu ? 0 : -ENOMEM;
+}
+
 static int setup(struct frecd_daemon *d)
 {
 	struct itimerspec its = {
@@ -301,23 +330,14 @@ static int setup(struct frecd_daemon *d)
 	d->last_drain_ns = frecd_clock__mono_ns();
 	if (d->opts->triggers && d->opts->triggers->n) {
 		const struct frecd_trigger_set *ts = d->opts->triggers;
-		struct frecd_triggers_hooks hooks = {
-			.push = trigger_push,
-			.suppressed = trigger_suppressed,
-			.snapshot = trigger_snapshot,
-			.ctx = d,
-		};
+		struct frecd_triggers_hooks hooks = trigger_hooks(d);
 
 		d->trig = frecd_triggers__new(ts->specs, ts->n, &hooks);
 		if (!d->trig)
 			return -errno;
-		for (i = 0; i < ts->n; i++)
-			d->has_oncpu |= ts->specs[i].kind == FREC_TRIG_ONCPU;
-		ret = libbpf_num_possible_cpus();
-		d->noncpu = ret > 0 ? ret : 1;
-		d->oncpu = calloc(d->noncpu, sizeof(*d->oncpu));
-		if (!d->oncpu)
-			return -ENOMEM;
+		ret = arm_oncpu(d, ts);
+		if (ret)
+			return ret;
 	}
 	/* First: it seeds the names and command lines of what runs. */
 	d->procinfo = frecd_procinfo__new();
@@ -545,13 +565,7 @@ int frecd_daemon__trigger(struct frecd_daemon *d, const char *name, __u32 pid, _
 int frecd_daemon__set_triggers(struct frecd_daemon *d, const struct frecd_trigger_set *set,
 			       __u32 *changed)
 {
-	struct frecd_triggers_hooks hooks = {
-		.push = trigger_push,
-		.suppressed = trigger_suppressed,
-		.snapshot = trigger_snapshot,
-		.ctx = d,
-	};
-	size_t i;
+	struct frecd_triggers_hooks hooks = trigger_hooks(d);
 
 	*changed = 0;
 	/* What came before the change is judged by the old triggers. */
@@ -569,14 +583,7 @@ int frecd_daemon__set_triggers(struct frecd_daemon *d, const struct frecd_trigge
 		if (ret)
 			return ret;
 	}
-	d->has_oncpu = false;
-	for (i = 0; i < set->n; i++)
-		d->has_oncpu |= set->specs[i].kind == FREC_TRIG_ONCPU;
-	if (d->has_oncpu && !d->oncpu) {
-		int ncpus = libbpf_num_possible_cpus();
-
-		d->noncpu = ncpus > 0 ? ncpus : 1;
-		d->oncpu = calloc(d->noncpu, sizeof(*d->oncpu));
-	}
+	/* Without its buffer (no memory), oncpu is judged at switch-outs only. */
+	arm_oncpu(d, set);
 	return 0;
 }
