@@ -197,15 +197,29 @@ static void format_value(char *buf, size_t len, enum frec_trigger_kind kind, __u
 void frecd_trigger__reason(char *buf, size_t len, const char *name, enum frec_trigger_kind kind,
 			   __u32 tid, const char *comm, __u64 value)
 {
-	char v[48], c[FREC_COMM_LEN];
-	size_t i;
+	char v[48], c[FREC_COMM_LEN], facts[96];
+	size_t i, nlen, room, head;
 
 	/* A comm is the kernel's, any bytes: keep the reason one line. */
 	for (i = 0; i < FREC_COMM_LEN - 1 && comm && comm[i]; i++)
 		c[i] = (unsigned char)comm[i] < 0x20 || comm[i] == 0x7f ? '?' : comm[i];
 	c[i] = '\0';
 	format_value(v, sizeof(v), kind, value);
-	snprintf(buf, len, "trigger %s: tid %u comm %s value %s", name, tid, i ? c : "-", v);
+	snprintf(facts, sizeof(facts), ": tid %u comm %s value %s", tid, i ? c : "-", v);
+	/*
+	 * A name defaults to the whole spec, and a probe's path can be long:
+	 * elide the middle of the name rather than cut the facts off the end.
+	 */
+	nlen = strlen(name);
+	room = len > strlen("trigger ") + strlen(facts) + 1 ?
+		       len - strlen("trigger ") - strlen(facts) - 1 : 0;
+	if (nlen <= room || room < 2 * FRECD_TRIGGER_REASON_KEEP + 3) {
+		snprintf(buf, len, "trigger %s%s", name, facts);
+		return;
+	}
+	head = (room - 3) / 2;
+	snprintf(buf, len, "trigger %.*s...%s%s", (int)head, name,
+		 name + nlen - (room - 3 - head), facts);
 }
 
 /*

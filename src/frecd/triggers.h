@@ -39,6 +39,8 @@
 
 /* Longest reason: "trigger NAME: tid T comm C value V". */
 #define FRECD_TRIGGER_REASON_MAX	128
+/* A name too long for it keeps at least this much of each end. */
+#define FRECD_TRIGGER_REASON_KEEP	16
 
 struct frecd_triggers_hooks {
 	/* A firing frecd made itself (lost, manual, oncpu) was accepted:
@@ -135,7 +137,8 @@ size_t frecd_triggers__stats(const struct frecd_triggers *t, struct frecd_trigge
 			     size_t n);
 
 /* The reason of a firing: "trigger NAME: tid T comm C value V", V in the
- * kind's unit ("52.3 ms", "120 records", a probe's argument). */
+ * kind's unit ("52.3 ms", "120 records", a probe's argument). A NAME that
+ * would push the facts past len has its middle replaced by "...". */
 void frecd_trigger__reason(char *buf, size_t len, const char *name, enum frec_trigger_kind kind,
 			   __u32 tid, const char *comm, __u64 value);
 

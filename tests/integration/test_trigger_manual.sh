@@ -40,10 +40,7 @@ stop_frecd
 
 dump_json "$p" dump.json
 "$FREC" info --json "$p" > info.json || fail "frec info --json failed"
-case $(jvals info.json reason) in
-"trigger $t: tid $client "*) ;;
-*) fail "reason: '$(jvals info.json reason)', expected 'trigger $t: tid $client ...'" ;;
-esac
+assert_reason "$(jvals info.json reason)" "$t" "tid $client "
 assert_eq "trigger records" 1 "$(jcount dump.json type=trigger)"
 assert_eq "the trigger's name" "$t" "$(jvals dump.json name type=trigger)"
 assert_eq "the trigger's tid (the client)" "$client" "$(jvals dump.json tid type=trigger)"

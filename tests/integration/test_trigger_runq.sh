@@ -33,11 +33,7 @@ stop_frecd
 dump_json "$snap" dump.json
 "$FREC" info --json "$snap" > info.json || fail "frec info --json failed"
 
-reason=$(jvals info.json reason)
-case $reason in
-"trigger $t1: tid $victim comm victim value "*) ;;
-*) fail "reason: '$reason', expected 'trigger $t1: tid $victim comm victim value ...'" ;;
-esac
+assert_reason "$(jvals info.json reason)" "$t1" "tid $victim comm victim value "
 assert_eq "trigger records that fired" 1 "$(jcount dump.json type=trigger suppressed="$TRIG_NO")"
 assert_eq "suppressed trigger records" 0 "$(jcount dump.json type=trigger suppressed="$TRIG_YES")"
 assert_eq "trigger records" 1 "$(jcount dump.json type=trigger)"

@@ -259,6 +259,33 @@ static void test_lost_and_reasons(void **state)
 	assert_string_equal(buf, "trigger err: tid 5 comm x value 42");
 	frecd_trigger__reason(buf, sizeof(buf), "m", FREC_TRIG_MANUAL, 9, "0123456789abcdefXX", 0);
 	assert_string_equal(buf, "trigger m: tid 9 comm 0123456789abcde value 0");
+	/* a long name (the default: the whole spec) loses its middle, never
+	 * the facts */
+	{
+		char name[200], big[FRECD_TRIGGER_REASON_MAX];
+		const char *facts = ": tid 4294967295 comm 0123456789abcde value 1.0 ms";
+		size_t n;
+
+		memset(name, 'p', sizeof(name) - 1);
+		name[sizeof(name) - 1] = '\0';
+		memcpy(name, "func:/", 6);
+		memcpy(name + sizeof(name) - 7, ">30ms", 6);
+		frecd_trigger__reason(big, sizeof(big), name, FREC_TRIG_FUNC, 4294967295u,
+				      "0123456789abcdefXX", 1000000);
+		n = strlen(big);
+		assert_int_equal(n, sizeof(big) - 1);
+		assert_memory_equal(big, "trigger func:/", 14);
+		assert_string_equal(big + n - strlen(facts), facts);
+		assert_non_null(strstr(big, "...pp"));
+		assert_memory_equal(big + n - strlen(facts) - 5, ">30ms", 5);
+		/* one that just fits is whole */
+		n = sizeof(big) - 1 - strlen("trigger ") - strlen(facts);
+		name[n] = '\0';
+		frecd_trigger__reason(big, sizeof(big), name, FREC_TRIG_FUNC, 4294967295u,
+				      "0123456789abcdefXX", 1000000);
+		assert_int_equal(strlen(big), sizeof(big) - 1);
+		assert_null(strstr(big, "..."));
+	}
 }
 
 static void test_oncpu_tick_and_dedupe(void **state)
