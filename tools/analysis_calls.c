@@ -146,7 +146,7 @@ static int probe_calls_gen(void *p, const struct frec_report_ctx *ctx)
 
 /* An entry counts as unfinished when its function has a return probe. */
 static void count_unfinished(struct probe_calls *a, const struct frec_report_ctx *ctx,
-			     const struct frec_frame *frames, unsigned int n)
+			     const struct frec_call_frame *frames, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		const struct frec_fn *fn = frec_calls__fn(a->calls, frames[i].fn);
@@ -220,7 +220,7 @@ static int probe_calls_feed(void *p, const struct frec_report_ctx *ctx,
 static int probe_calls_finish(void *p, const struct frec_report_ctx *ctx)
 {
 	struct probe_calls *a = p;
-	const struct frec_frame *frames;
+	const struct frec_call_frame *frames;
 	size_t pos = 0;
 	unsigned int n;
 	__u32 tid, tgid;

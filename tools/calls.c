@@ -13,7 +13,7 @@ struct stack {
 	unsigned int head;	/* index of the outermost frame */
 	unsigned int depth;
 	unsigned int cap;	/* power of two */
-	struct frec_frame *frames;
+	struct frec_call_frame *frames;
 };
 
 struct frec_calls {
@@ -21,8 +21,8 @@ struct frec_calls {
 	unsigned int nfns;
 	struct frec_map ids;		/* probe id -> (kind << 32) | fn, this generation */
 	struct frec_map stacks;		/* tid -> struct stack * */
-	struct frec_frame entry;	/* the entry of the last RETURN */
-	struct frec_frame scratch[FREC_CALLS_MAX_DEPTH];	/* abandoned frames */
+	struct frec_call_frame entry;	/* the entry of the last RETURN */
+	struct frec_call_frame scratch[FREC_CALLS_MAX_DEPTH];	/* abandoned frames */
 };
 
 struct frec_calls *frec_calls__new(void)
@@ -145,7 +145,7 @@ int frec_calls__gen(struct frec_calls *c, struct frec_gen *g)
 	return 0;
 }
 
-static inline struct frec_frame *frame_at(struct stack *s, unsigned int i)
+static inline struct frec_call_frame *frame_at(struct stack *s, unsigned int i)
 {
 	return &s->frames[(s->head + i) & (s->cap - 1)];
 }
@@ -201,7 +201,7 @@ static void retire_if_empty(struct frec_calls *c, __u32 tid, struct stack *s)
 static void push(struct frec_calls *c, const struct frec_event *ev, int fn, struct frec_call *out)
 {
 	struct stack *s = stack_of(c, ev->tid);
-	struct frec_frame *f;
+	struct frec_call_frame *f;
 
 	if (!s && !(s = stack_new(c, ev->tid, ev->tgid)))
 		return;
@@ -209,7 +209,7 @@ static void push(struct frec_calls *c, const struct frec_event *ev, int fn, stru
 	if (s->depth == s->cap) {
 		if (s->cap < FREC_CALLS_MAX_DEPTH) {
 			unsigned int ncap = s->cap ? s->cap * 2 : 4, i;
-			struct frec_frame *nf = malloc(ncap * sizeof(*nf));
+			struct frec_call_frame *nf = malloc(ncap * sizeof(*nf));
 
 			if (!nf) {
 				retire_if_empty(c, ev->tid, s);
@@ -309,7 +309,7 @@ const struct frec_fn *frec_calls__fn(const struct frec_calls *c, int fn)
 }
 
 bool frec_calls__next_open(struct frec_calls *c, size_t *pos, __u32 *tid, __u32 *tgid,
-			   const struct frec_frame **frames, unsigned int *n)
+			   const struct frec_call_frame **frames, unsigned int *n)
 {
 	uint64_t v;
 

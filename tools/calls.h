@@ -42,7 +42,7 @@ struct frec_fn {
 	bool has_return;	/* some generation had a uretprobe on it (so far) */
 };
 
-struct frec_frame {
+struct frec_call_frame {
 	int fn;
 	__u32 nargs;
 	__u64 ts;
@@ -65,10 +65,10 @@ enum frec_abandon_why {
 struct frec_call {
 	enum frec_call_kind kind;
 	int fn;				/* index into the function table, -1 if unknown id */
-	const struct frec_frame *entry;	/* FREC_CALL_RETURN */
+	const struct frec_call_frame *entry;	/* FREC_CALL_RETURN */
 	/* Frames that left the stack without their return during this event,
 	 * outermost first. Valid until the next call into frec_calls. */
-	const struct frec_frame *abandoned;
+	const struct frec_call_frame *abandoned;
 	unsigned int nabandoned;
 	enum frec_abandon_why why;
 };
@@ -90,6 +90,6 @@ const struct frec_fn *frec_calls__fn(const struct frec_calls *c, int fn);
 /* Open calls left, for the end of a walk: one thread per call, its frames
  * outermost first, valid until the next call into frec_calls. */
 bool frec_calls__next_open(struct frec_calls *c, size_t *pos, __u32 *tid, __u32 *tgid,
-			   const struct frec_frame **frames, unsigned int *n);
+			   const struct frec_call_frame **frames, unsigned int *n);
 
 #endif /* FREC_TOOLS_CALLS_H */

@@ -23,7 +23,7 @@ static void abandoned(struct frec_calls *calls, const struct frec_call *c, __u64
 	char buf[32];
 
 	for (i = 0; i < c->nabandoned; i++) {
-		const struct frec_frame *f = &c->abandoned[i];
+		const struct frec_call_frame *f = &c->abandoned[i];
 		const struct frec_fn *fn = frec_calls__fn(calls, f->fn);
 
 		if (fn && fn->has_return && c->why != FREC_ABANDON_EVICT) {
@@ -81,7 +81,7 @@ void frec_export_calls__exit(struct frec_calls *calls, const struct frec_event *
 void frec_export_calls__open(struct frec_calls *calls, const struct frec_export_call_ops *ops,
 			     void *ctx)
 {
-	const struct frec_frame *frames;
+	const struct frec_call_frame *frames;
 	unsigned int n, i;
 	size_t pos = 0;
 	__u32 tid, tgid;

@@ -26,7 +26,7 @@
 #include <frec/snapshot.h>
 
 struct frec_calls;
-struct frec_frame;
+struct frec_call_frame;
 
 struct frec_export_call_ops {
 	/* The thread's track, before anything of a probe event, or of an
@@ -37,7 +37,7 @@ struct frec_export_call_ops {
 	__u64 (*open_track)(void *ctx, __u32 tgid, __u32 tid);
 	/* A call that began at f and ended at end (ret NULL: its return was
 	 * lost); open: it was still running at the end (end is 0). */
-	void (*slice)(void *ctx, __u64 track, __u32 tgid, __u32 tid, const struct frec_frame *f,
+	void (*slice)(void *ctx, __u64 track, __u32 tgid, __u32 tid, const struct frec_call_frame *f,
 		      __u64 end, const __s64 *ret, bool open);
 	/* A hit at ts; ret for a return; unfinished: an entry evicted whose
 	 * function has a return probe. */

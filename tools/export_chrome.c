@@ -360,7 +360,7 @@ static void probe_args(struct cexport *x, __u32 nargs, const __u64 *args)
 
 /* A call, written once it has ended: a complete (X) slice on the thread's
  * probes lane. ret NULL: it never returned (unfinished). */
-static void call_slice(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_frame *f,
+static void call_slice(struct cexport *x, __u32 tgid, __u32 tid, const struct frec_call_frame *f,
 		       __u64 end, const __s64 *ret)
 {
 	char buf[32];
@@ -416,7 +416,7 @@ static __u64 open_lane(void *ctx, __u32 tgid, __u32 tid)
 }
 
 /* A call still open at the end ran until the last event. */
-static void call_ended(void *ctx, __u64 lane, __u32 tgid, __u32 tid, const struct frec_frame *f,
+static void call_ended(void *ctx, __u64 lane, __u32 tgid, __u32 tid, const struct frec_call_frame *f,
 		       __u64 end, const __s64 *ret, bool open)
 {
 	struct cexport *x = ctx;

@@ -139,7 +139,7 @@ static void annotate_args(struct frec_pb *p, __u32 nargs, const __u64 *args)
 }
 
 /* A call that began at f and ended at ts (ret, or unfinished when NULL). */
-static void slice(struct pexport *x, __u64 uuid, const struct frec_frame *f, __u64 ts,
+static void slice(struct pexport *x, __u64 uuid, const struct frec_call_frame *f, __u64 ts,
 		  const __s64 *ret, bool end)
 {
 	char buf[32];
@@ -169,7 +169,7 @@ static __u64 open_track(void *ctx, __u32 tgid, __u32 tid)
 	return track_uuid(tgid, tid);
 }
 
-static void call_slice(void *ctx, __u64 uuid, __u32 tgid, __u32 tid, const struct frec_frame *f,
+static void call_slice(void *ctx, __u64 uuid, __u32 tgid, __u32 tid, const struct frec_call_frame *f,
 		       __u64 end, const __s64 *ret, bool open)
 {
 	(void)tgid;

@@ -175,6 +175,29 @@ struct frec_rec_trigger {
 	char comm[FREC_COMM_LEN];
 };
 
+/*
+ * Stacks (--stacks): the stacks of the record before it in the same CPU's
+ * ring, with the same h.ts and h.tid: a sched_switch whose prev blocked
+ * (h.tid is prev; frames are prev's) or a probe hit. kframes kernel
+ * addresses, then uframes user addresses, each innermost first. A
+ * capture that failed has 0 frames of that kind and its FREC_STACK_*_ERR
+ * bit (also counted in FREC_CNT_STACK_ERR). The record is sized to its
+ * frames: h.size == sizeof(struct frec_rec_stack) + 8 x (kframes + uframes).
+ */
+#define FREC_MAX_STACK_DEPTH	127	/* frames of each kind, at most */
+#define FREC_DEFAULT_STACK_DEPTH 64
+
+#define FREC_STACK_KERN_ERR	(1u << 0)	/* the kernel stack could not be captured */
+#define FREC_STACK_USER_ERR	(1u << 1)	/* the user stack could not be captured */
+
+struct frec_rec_stack {
+	struct frec_rec_hdr h;	/* type FREC_EV_STACK */
+	__u16 kframes;
+	__u16 uframes;
+	__u32 flags;		/* FREC_STACK_* */
+	__u64 ips[];		/* kframes + uframes */
+};
+
 /* Counters the BPF side keeps per CPU, in a BPF_MAP_TYPE_PERCPU_ARRAY. */
 enum frec_counter {
 	FREC_CNT_DROPPED = 0,	/* bpf_ringbuf_reserve() failed */
@@ -183,6 +206,8 @@ enum frec_counter {
 	 * this slot to 0, and of the latest one (never reset). */
 	FREC_CNT_DROP_FIRST_TS,
 	FREC_CNT_DROP_LAST_TS,
+	/* stack captures (either kind) that failed: bpf_get_stack() < 0 */
+	FREC_CNT_STACK_ERR,
 	FREC_CNT__MAX
 };
 

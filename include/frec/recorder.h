@@ -40,6 +40,8 @@ struct frec_recorder_opts {
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
+	__u32 max_stacks;		/* distinct stacks per generation, default 8192 */
+	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks */
 };
 
 struct frec_recorder_stats {
@@ -74,6 +76,44 @@ struct frec_recorder_stats {
 	__u64 gaps_unstored;		/* gaps that found no room */
 	__u64 suppressed;		/* suppressed-trigger aggregates written at seals */
 	__u64 suppressed_unstored;	/* aggregates that found no room at their seal */
+	__u64 stacks;			/* stack records accepted (each a stack event) */
+	__u64 stacks_distinct;		/* stack table entries written by seals, summed */
+	__u64 stacks_unstored;		/* stacks (of either kind) that found the open
+					 * generation's stack table full: the event has
+					 * no stack of that kind */
+	__u64 stacks_orphaned;		/* stack records whose event (the record before
+					 * on their CPU, same ts and thread) was not
+					 * stored: dropped, never attached elsewhere */
+};
+
+/*
+ * What a user address is, as the symbolizer knows it. path NULL: no
+ * mapping known (nothing else is read).
+ */
+struct frec_user_frame {
+	const char *path;		/* the mapped file */
+	const char *build_id;		/* hex, "" when the file has none */
+	__u64 file_offset;		/* bytes into the file */
+	const char *sym;		/* NULL when not named */
+	__u64 sym_offset;
+};
+
+/*
+ * Names for the addresses of stacks, supplied by frecd (the recorder knows
+ * no kernel). All are called on the recorder's thread and must not block.
+ * Strings returned need only live until the call returns: seal copies them.
+ */
+struct frec_symbolizer {
+	void *ctx;
+	/* A stack of tgid with user frames entered the open generation: the
+	 * symbolizer may start learning tgid's mappings now. Returns the
+	 * image the frames belong to (an exec starts a new one), handed back
+	 * to user(); the recorder keeps stacks of different images apart. */
+	__u64 (*image)(void *ctx, __u32 tgid);
+	/* At seal: 0 with sym and sym_offset set, or -ENOENT (not named). */
+	int (*kernel)(void *ctx, __u64 ip, const char **sym, __u64 *sym_offset);
+	/* At seal: 0 and *out set, or -ENOENT (no mapping known). */
+	int (*user)(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_user_frame *out);
 };
 
 struct frec_recorder;
@@ -135,6 +175,14 @@ int frec_recorder__set_triggers(struct frec_recorder *rec, const struct frec_tri
  */
 int frec_recorder__add_suppressed(struct frec_recorder *rec, __u32 id, __u32 tid, __u32 tgid,
 				  __u64 ts, __u64 value, __u64 count);
+
+/*
+ * Stacks come as FREC_EV_STACK ring records through push(), right after the
+ * record they belong to. Without a symbolizer (or before one is set) no
+ * kernel frame is named and user frames keep their addresses. s is copied;
+ * NULL removes it. 0 or -EINVAL.
+ */
+int frec_recorder__set_symbolizer(struct frec_recorder *rec, const struct frec_symbolizer *s);
 
 /* Seal the open generation if period_ns has passed since it opened (now is
  * CLOCK_BOOTTIME ns), then evict by age and bytes. Returns 1 if it sealed. */

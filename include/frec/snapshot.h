@@ -27,6 +27,8 @@ struct frec_config_summary {
 
 #define FREC_CFG_RAW_TP		(1u << 0)	/* raw_tp programs were used, not tp_btf */
 #define FREC_CFG_WAKEUP		(1u << 1)	/* sched_wakeup recorded besides sched_waking */
+#define FREC_CFG_STACKS_OFFCPU	(1u << 2)	/* --stacks offcpu */
+#define FREC_CFG_STACKS_PROBES	(1u << 3)	/* --stacks probes */
 
 struct frec_header {
 	__u32 version;			/* FREC_FORMAT_VERSION of the writer */
@@ -58,6 +60,31 @@ struct frec_gen_info {
 	__u64 raw_bytes;		/* uncompressed payload bytes */
 	__u64 file_bytes;		/* bytes of the block in the file */
 	__u32 ntriggers;		/* entries of the trigger table (section 6) */
+	__u32 nstacks;			/* entries of the stack table (section 4) */
+	__u32 nmappings;		/* entries of the mapping table (section 5) */
+};
+
+/*
+ * One frame of a stack (section 4), as every tool shows it. A kernel
+ * frame has module "[kernel]", build_id NULL and no file_offset. A user
+ * frame whose mapping was not known has module NULL and the address in
+ * file_offset. sym is NULL when the frame was not named (sym_offset 0).
+ */
+struct frec_frame {
+	const char *sym;
+	__u64 sym_offset;
+	const char *module;	/* "[kernel]", a file's path, or NULL */
+	const char *build_id;	/* hex, "" when the file has none; NULL for kernel and unknown */
+	__u64 file_offset;
+};
+
+#define FREC_STACK_KERNEL	1
+#define FREC_STACK_USER		2
+
+struct frec_stack {
+	__u32 kind;		/* FREC_STACK_KERNEL or FREC_STACK_USER */
+	__u32 nframes;		/* at most FREC_MAX_STACK_DEPTH */
+	const struct frec_frame *frames;	/* innermost first */
 };
 
 struct frec_reader;
@@ -100,6 +127,9 @@ const struct frec_probe_info *frec_gen__probe_at(const struct frec_gen *g, __u32
  * not named; by index, below info->ntriggers. */
 const struct frec_trigger_info *frec_gen__trigger(const struct frec_gen *g, __u32 id);
 const struct frec_trigger_info *frec_gen__trigger_at(const struct frec_gen *g, __u32 i);
+/* The stack table (section 4), by the index + 1 stack events carry:
+ * NULL for 0 and for an index past info->nstacks. */
+const struct frec_stack *frec_gen__stack(const struct frec_gen *g, __u32 idx1);
 
 /* Words for the frec-specific errors above, strerror() for the rest. */
 const char *frec_strerror(int err);
