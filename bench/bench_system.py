@@ -5,17 +5,26 @@
 Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
 .output/frecd, .output/frec and .output/bench/probe_loop.
 
-  1. Overhead: `perf bench sched pipe` in paired rounds A B T C D A B T C D ...
+  1. Overhead: `perf bench sched pipe` in paired rounds A B T S C D A B ...
      A no tracer, B frecd at its defaults, T frecd with a runq> and an
-     offcpu> trigger armed that never fire (TRIGGERS_ARMED), C perf record
+     offcpu> trigger armed that never fire (TRIGGERS_ARMED), S frecd
+     --stacks offcpu (every switch of the workload blocks in a pipe read,
+     so every one takes both stacks: the worst case, one path again and
+     again), C perf record
      of sched_switch and sched_waking, D the same in perf's flight-recorder
      mode (--overwrite --switch-output=signal). Each slowdown is the median
      over rounds of the round's time divided by the same round's A time.
      Every tracer round must have recorded (frecd: at least a switch per
-     loop; T: both triggers armed, neither fired), or the bench stops.
-     Then one more frecd round with the kernel's BPF statistics on: the run
-     time of the sched_switch and sched_waking programs per event (the
-     kernel side of the overhead, which the daemon figure does not show).
+     loop; T: both triggers armed, neither fired; S: a stack for at least
+     every other loop), or the bench stops. One more B and S run each, with
+     a snapshot at the end: the bytes each stack adds on disk (S's bytes
+     less B's per sched event, over S's stacks), the stack table's distinct
+     entries, and the share of the off-CPU time `frec report --offcpu` has
+     a stack for. Then one more frecd round with the kernel's BPF
+     statistics on: the run time of the sched_switch and sched_waking
+     programs per event (the kernel side of the overhead, which the daemon
+     figure does not show), and one with --stacks offcpu: the same, less
+     the first, per captured stack.
      The workload runs on one CPU (--cpu, default 0; taskset), frecd and
      perf wherever the scheduler puts them. Unpinned, where its two
      processes run decides the result: on a VM whose idle vCPUs halt, a
@@ -300,10 +309,11 @@ def run_pipe(loops, cpu):
 
 def bench_overhead(a, res):
     """Sections 1-3: paired rounds, no tracer / frecd / perf record / perf overwrite."""
-    cfgs = ["none", "frecd", "frecd_triggers", "perf_record", "perf_overwrite"]
+    cfgs = ["none", "frecd", "frecd_triggers", "frecd_stacks", "perf_record", "perf_overwrite"]
     times = {c: [] for c in cfgs}
     cpu_ns = events = lost = 0
     trig_events = trig_lost = 0
+    stk_events = stk_lost = 0
     hwm = 0
     perf_bpe = []
     perf_lost = 0
@@ -322,6 +332,10 @@ def bench_overhead(a, res):
                     args += ["--trigger", spec]
                 tracer = Frecd(a.frecd, args,
                                os.path.join(a.work, "frecd-triggers-%d.log" % rnd))
+            elif c == "frecd_stacks":
+                tracer = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-stacks"),
+                                         "--stacks", "offcpu"],
+                               os.path.join(a.work, "frecd-stacks-%d.log" % rnd))
             elif c == "perf_record":
                 tracer = Perf([], a.work, "perf-%d" % rnd)
             elif c == "perf_overwrite":
@@ -336,6 +350,15 @@ def bench_overhead(a, res):
                 events += ev
                 lost += lo
                 check_recorded(c, rnd, ev, a.loops)
+            elif c == "frecd_stacks":
+                st = tracer.frec_status(a.frec).get("stacks") or {}
+                _, ev, lo = tracer.stop()
+                stk_events += ev
+                stk_lost += lo
+                check_recorded(c, rnd, ev, a.loops)
+                if st.get("captured", 0) < a.loops:
+                    die("round %d: frecd --stacks offcpu captured %s stacks for %d loops"
+                        % (rnd + 1, st.get("captured"), a.loops))
             elif c == "frecd_triggers":
                 check_armed(tracer.frec_status(a.frec), rnd)
                 _, ev, lo = tracer.stop()
@@ -375,9 +398,46 @@ def bench_overhead(a, res):
         median([t / b for t, b in zip(times["frecd_triggers"], times["frecd"])]), 4)
     res["triggers_events"] = trig_events
     res["triggers_drops"] = trig_lost
+    res["slowdown_stacks_over_frecd"] = round(
+        median([t / b for t, b in zip(times["frecd_stacks"], times["frecd"])]), 4)
+    res["stacks_events"] = stk_events
+    res["stacks_drops"] = stk_lost
+    stack_figures(a, res)
     res["perf_data_bytes_per_event"] = round(median(perf_bpe), 1) if perf_bpe else None
     res["perf_lost_chunks"] = perf_lost
     res["overhead_rss_peak_mib"] = round(hwm / MIB, 1)
+
+
+def stack_figures(a, res):
+    """One more B and S run each (not timed), with a snapshot at the end."""
+    snaps = {}
+    for c, extra in (("frecd", []), ("frecd_stacks", ["--stacks", "offcpu"])):
+        d = os.path.join(a.work, "snap-figures-" + c)
+        fd = Frecd(a.frecd, ["-o", d] + extra, os.path.join(a.work, "frecd-figures-%s.log" % c))
+        time.sleep(a.settle)
+        run_pipe(a.loops, a.cpu)
+        snaps[c] = (take_snapshot(fd, d)[0], fd.frec_status(a.frec))
+        fd.stop()
+    (bpath, _), (spath, sst) = snaps["frecd"], snaps["frecd_stacks"]
+    bi, si = frec_info(a.frec, bpath), frec_info(a.frec, spath)
+    nstk = si["events_by_type"].get("stack", 0)
+    if not nstk:
+        die("the --stacks offcpu snapshot holds no stack")
+    per_sched = os.path.getsize(bpath) / max(sched_events(bi), 1)
+    extra = os.path.getsize(spath) - per_sched * sched_events(si)
+    res["stack_bytes_disk"] = round(extra / nstk, 2)
+    res["stacks_in_snapshot"] = nstk
+    res["stacks_distinct"] = sum(g.get("nstacks", 0) for g in si.get("generations", []))
+    st = sst.get("stacks") or {}
+    for k in ("captured", "unstored", "orphaned", "capture_errors"):
+        res["stacks_" + k] = st.get(k)
+    out = subprocess.run([a.frec, "report", "--offcpu", "--json", spath], stdout=subprocess.PIPE,
+                         text=True)
+    if out.returncode == 0:
+        rep = json.loads(out.stdout)
+        tot = rep.get("offcpu_total_ns")
+        if tot:
+            res["stacks_offcpu_share"] = round(rep.get("offcpu_with_stack_ns", 0) / tot, 4)
 
 
 def check_recorded(cfg, rnd, events, loops):
@@ -421,26 +481,32 @@ def bench_bpf_cost(a, res):
         return
     with open(path) as f:
         old = f.read().strip()
-    before = set(bpf_prog_stats())
     with open(path, "w") as f:
         f.write("1")
     try:
-        fd = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-bpf")],
-                   os.path.join(a.work, "frecd-bpf.log"))
-        time.sleep(a.settle)
-        run_pipe(a.loops, a.cpu)
-        progs = bpf_prog_stats()
-        fd.stop()
+        for tag, extra in (("", []), ("_stacks", ["--stacks", "offcpu"])):
+            before = set(bpf_prog_stats())
+            fd = Frecd(a.frecd, ["-o", os.path.join(a.work, "snap-bpf")] + extra,
+                       os.path.join(a.work, "frecd-bpf%s.log" % tag))
+            time.sleep(a.settle)
+            run_pipe(a.loops, a.cpu)
+            progs = bpf_prog_stats()
+            stacks = (fd.frec_status(a.frec).get("stacks") or {}).get("captured", 0)
+            fd.stop()
+            for pid, (name, ns, cnt) in progs.items():
+                if pid in before or not cnt:
+                    continue
+                if "switch" in name:
+                    res["bpf_ns_per_switch" + tag] = round(ns / cnt, 1)
+                    if tag and stacks:
+                        # the switches' time beyond the default's, per stack taken
+                        res["bpf_ns_per_stack"] = round(
+                            (ns - res.get("bpf_ns_per_switch", 0) * cnt) / stacks, 1)
+                elif "waking" in name:
+                    res["bpf_ns_per_waking" + tag] = round(ns / cnt, 1)
     finally:
         with open(path, "w") as f:
             f.write(old)
-    for pid, (name, ns, cnt) in progs.items():
-        if pid in before or not cnt:
-            continue
-        if name in ("frec_switch", "frec_raw_switch"):
-            res["bpf_ns_per_switch"] = round(ns / cnt, 1)
-        elif name in ("frec_waking", "frec_raw_waking"):
-            res["bpf_ns_per_waking"] = round(ns / cnt, 1)
 
 
 def snapshot_files(d):
@@ -747,10 +813,18 @@ def print_table(res):
         ("  slowdown frecd (defaults)", "slowdown_frecd", "x"),
         ("  slowdown frecd, runq> offcpu> armed", "slowdown_frecd_triggers", "x"),
         ("  the armed triggers' time / frecd's", "slowdown_triggers_over_frecd", "x"),
+        ("  slowdown frecd --stacks offcpu", "slowdown_frecd_stacks", "x"),
+        ("  the stacks' time / frecd's", "slowdown_stacks_over_frecd", "x"),
         ("  slowdown perf record", "slowdown_perf_record", "x"),
         ("  slowdown perf record --overwrite", "slowdown_perf_overwrite", "x"),
         ("  frecd's added cost / perf record's", "frecd_added_cost_fraction", ""),
         ("  BPF program per sched_switch, waking", "bpf_ns_per_switch", "ns"),
+        ("  BPF time per captured stack (both kinds)", "bpf_ns_per_stack", "ns"),
+        ("stacks (--stacks offcpu, sched pipe)", None, ""),
+        ("  bytes per stack on disk, deduplicated", "stack_bytes_disk", "B"),
+        ("  stacks, distinct, in round 1's snapshot", "stacks_in_snapshot", ""),
+        ("  off-CPU time with a stack", "stacks_offcpu_share", ""),
+        ("  not stored, orphaned, capture errors", "stacks_unstored", ""),
         ("daemon", None, ""),
         ("  CPU per recorded event", "daemon_ns_per_event", "ns"),
         ("  events recorded, CPU", "daemon_events", ""),
@@ -794,6 +868,9 @@ def print_table(res):
             "" if r.get("snapshot_gap_ok") else " (GAP)"),
         "core_bytes_per_event_mem": lambda r: "%s, %s" % (
             r.get("core_bytes_per_event_mem"), r.get("core_bytes_per_event_disk")),
+        "stacks_in_snapshot": lambda r: "%s, %s" % (r.get("stacks_in_snapshot"), r.get("stacks_distinct")),
+        "stacks_unstored": lambda r: "%s, %s, %s" % (
+            r.get("stacks_unstored"), r.get("stacks_orphaned"), r.get("stacks_capture_errors")),
         "core_allocs_1m": lambda r: "%s, %s" % (r.get("core_allocs_1m"), r.get("core_allocs_10m")),
     }
     say("")
