@@ -20,8 +20,8 @@
 #define DEF_MAX_PROCESSES	16384
 #define DEF_MAX_STACKS		8192
 #define DEF_STACK_FRAMES_PER	32	/* default max_stack_frames per max_stacks */
-#define MAX_STACKS		(1u << 22)
-#define MAX_STACK_FRAMES	(1u << 26)
+#define MAX_STACKS		STACK_FRAMES_MAX	/* each has a frame */
+#define MAX_STACK_FRAMES	STACK_FRAMES_MAX	/* what a reader reads */
 #define MIN_CHUNK		1024
 #define MAX_CHUNK		(16u << 20)
 #define MAX_TASKS		(1u << 22)
@@ -387,9 +387,14 @@ static void lost_event(const struct frec_recorder *r, struct frec_event *ev, uin
 	}
 }
 
-/* Write what was owed as lost events, carried by an event at ts, as far as
- * room allows. */
-static void pay_lost(struct frec_recorder *r, uint64_t ts)
+/*
+ * Write what was owed as lost events, carried by an event at ts, as far as
+ * room allows. Once stack records come, a CPU whose last event may still
+ * get its stack (a switch or probe hit of the open generation) keeps its
+ * debt for a later event, unless all is paid (a tick or seal): a lost event
+ * between the two would orphan the stack.
+ */
+static void pay_lost(struct frec_recorder *r, uint64_t ts, bool all)
 {
 	struct open_gen *g = &r->g;
 
@@ -397,6 +402,9 @@ static void pay_lost(struct frec_recorder *r, uint64_t ts)
 		struct frec_event lost;
 
 		if (!g->unstored[c])
+			continue;
+		if (!all && r->stacks_seen && c < r->ncpus && g->last[c].stackable &&
+		    g->last[c].seq == g->seq)
 			continue;
 		lost_event(r, &lost, c < r->ncpus ? c : FREC_CPU_UNKNOWN, g->unstored[c],
 			   g->unstored_first[c], g->unstored_last[c], ts);
@@ -422,7 +430,7 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
 		rec_owe_lost(r, ev->cpu, owed, ev->type == FREC_EV_LOST ? ev->lost.first_ts : ev->ts,
 			     ev->type == FREC_EV_LOST ? ev->lost.last_ts : ev->ts);
 	else if (unlikely(r->g.unstored_total))
-		pay_lost(r, ev->ts);
+		pay_lost(r, ev->ts, false);
 	return err;
 }
 
@@ -521,6 +529,7 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 	const struct cpu_last *l;
 	uint32_t cpu;
 
+	r->stacks_seen = true;
 	if (len < sizeof(s)) {
 		r->st.malformed++;
 		return -EINVAL;
@@ -536,6 +545,10 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 	l = cpu < r->ncpus ? &g->last[cpu] : NULL;
 	if (!l || !l->stackable || l->seq != g->seq || l->ts != s.h.ts || l->tid != s.h.tid) {
 		r->st.stacks_orphaned++;
+		/* What a switch or probe hit before it left owed (late:
+		 * never stamped before the open generation). */
+		if (unlikely(g->unstored_total) && s.h.ts >= r->floor_ts)
+			pay_lost(r, s.h.ts, false);
 		return 0;
 	}
 	memset(&ev, 0, sizeof(ev));
@@ -557,7 +570,7 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 	store_ev(r, &ev, NULL);
 	r->st.stacks++;
 	if (unlikely(g->unstored_total))
-		pay_lost(r, ev.ts);
+		pay_lost(r, ev.ts, false);
 	return 0;
 }
 
@@ -879,7 +892,7 @@ int frec_recorder__set_symbolizer(struct frec_recorder *r, const struct frec_sym
 static void pay_lost_idle(struct frec_recorder *r, uint64_t now)
 {
 	if (unlikely(r->g.unstored_total) && (r->g.pos <= r->g.lim || r->pool.nfree))
-		pay_lost(r, now);
+		pay_lost(r, now, true);
 }
 
 int frec_recorder__tick(struct frec_recorder *r, __u64 now)
