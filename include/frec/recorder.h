@@ -42,9 +42,9 @@ struct frec_recorder_opts {
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
 	__u32 max_stacks;		/* distinct stacks per generation, default 8192,
-					 * at most 2^21 */
+					 * at most 2^20 */
 	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks,
-					 * at most 2^21 */
+					 * at most 2^20 */
 };
 
 struct frec_recorder_stats {

@@ -53,7 +53,7 @@
 /* Frames of all stacks of one block, at most: a reader's memory for them
  * (a struct frec_frame of 40 bytes for a frame that may take one byte)
  * stays bounded whatever a block claims; the writer stays below. */
-#define STACK_FRAMES_MAX	(1u << 21)
+#define STACK_FRAMES_MAX	(1u << 20)
 
 /* Encoded events (the last section of a block's payload). */
 #define EV_TYPE_MASK		0x0f		/* tag bits 0-3 */

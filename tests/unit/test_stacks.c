@@ -814,11 +814,11 @@ static void test_reader_rejects(void **state)
 	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), 0);
 }
 
-/* More frames than a block may hold (2^21), each a byte: refused once the
+/* More frames than a block may hold (2^20), each a byte: refused once the
  * count passes the limit. */
 static void test_reader_frame_limit(void **state)
 {
-	const uint32_t per = FREC_MAX_STACK_DEPTH, nstk = (1u << 21) / FREC_MAX_STACK_DEPTH + 1;
+	const uint32_t per = FREC_MAX_STACK_DEPTH, nstk = (1u << 20) / FREC_MAX_STACK_DEPTH + 1;
 	static struct bb ev, s5;
 	struct rb s4 = { 0 };
 	uint8_t frames[FREC_MAX_STACK_DEPTH + 2] = { FREC_STACK_KERNEL, FREC_MAX_STACK_DEPTH };
