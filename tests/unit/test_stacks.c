@@ -840,6 +840,45 @@ static void test_reader_frame_limit(void **state)
 	free(s4.b);
 }
 
+/* The stack table's options: defaults, the limits a reader reads, and the
+ * table's bytes counted. */
+static void test_opts(void **state)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o), .max_bytes = 1 << 20, .chunk_bytes = 4096, .ncpus = 2,
+		.max_threads = 64, .max_processes = 64,
+	};
+	struct frec_recorder_stats small, big;
+	struct frec_recorder *rec;
+
+	(void)state;
+	o.max_stacks = 16;
+	o.max_stack_frames = 64;
+	rec = frec_recorder__new(&o);
+	assert_non_null(rec);
+	frec_recorder__stats(rec, &small);
+	frec_recorder__free(rec);
+	o.max_stacks = 1u << 15;	/* frames by default: 2^20, the limit */
+	o.max_stack_frames = 0;
+	rec = frec_recorder__new(&o);
+	assert_non_null(rec);
+	frec_recorder__stats(rec, &big);
+	frec_recorder__free(rec);
+	/* 32 bytes a frame (address and what seal makes of it) at least */
+	assert_true(big.tables_bytes - small.tables_bytes > (32ull << 20));
+	o.max_stacks = 1u << 16;	/* the default frames are capped */
+	rec = frec_recorder__new(&o);
+	assert_non_null(rec);
+	frec_recorder__free(rec);
+	o.max_stack_frames = (1u << 20) + 1;
+	assert_null(frec_recorder__new(&o));
+	assert_int_equal(errno, EINVAL);
+	o.max_stack_frames = 0;
+	o.max_stacks = (1u << 20) + 1;
+	assert_null(frec_recorder__new(&o));
+	assert_int_equal(errno, EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_no_symbolizer),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_frame_limit),
+		cmocka_unit_test(test_opts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
