@@ -48,8 +48,8 @@ static void block(struct frec_recorder *rec, __u64 ts, __u32 cpu)
 struct got {
 	unsigned gens;
 	unsigned nev;
-	struct frec_event ev[64];
-	unsigned gen_of[64];
+	struct frec_event ev[128];
+	unsigned gen_of[128];
 	int last_rc;
 };
 
@@ -69,7 +69,7 @@ static void read_snap(const char *dir, const char *name, struct got *out,
 		struct frec_event ev;
 
 		while ((rc = frec_gen__next_event(g, &ev)) == 1) {
-			if (out->nev < 64) {
+			if (out->nev < 128) {
 				out->gen_of[out->nev] = out->gens;
 				out->ev[out->nev++] = ev;
 			}
@@ -879,6 +879,61 @@ static void test_opts(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+static void check_offcpu(struct frec_gen *g, unsigned gen, void *arg)
+{
+	static const char *const kn[4] = { "schedule", "do_nanosleep", "hrtimer_nanosleep",
+					   "__x64_sys_nanosleep" };
+	static const char *const un[4] = { "inner", "middle", "outer", "main" };
+	const struct frec_stack *k = frec_gen__stack(g, 1), *u = frec_gen__stack(g, 2);
+
+	(void)gen;
+	(void)arg;
+	assert_int_equal(frec_gen__info(g)->nstacks, 4);
+	assert_int_equal(frec_gen__info(g)->nmappings, 1);
+	assert_int_equal(k->nframes, 4);
+	assert_int_equal(u->nframes, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		frame_eq(&k->frames[i], kn[i], 0x10 * (i + 1), "[kernel]", NULL, 0);
+		frame_eq(&u->frames[i], un[i], 0x8 + 0x10 * i, "/bin/app", "b1ab",
+			 SYNTH_FN(i) + 0x8 + 0x10 * i - SYNTH_APP);
+	}
+	assert_int_equal(frec_gen__stack(g, 3)->nframes, 1);
+	assert_string_equal(frec_gen__stack(g, 4)->frames[0].sym, "main");
+}
+
+/* The known off-CPU snapshot of synth.h is what it says. */
+static void test_offcpu_snapshot(void **state)
+{
+	__u64 out_ts = 0, off = 0;
+	unsigned blocks = 0;
+	struct got got;
+	char dir[64];
+
+	(void)state;
+	assert_int_equal(synth_tmpdir(dir), 0);
+	assert_int_equal(synth_offcpu_snapshot(dir, "x.frec"), 0);
+	read_snap(dir, "x.frec", &got, check_offcpu, NULL);
+	assert_int_equal(got.gens, 1);
+	for (unsigned i = 0; i < got.nev; i++) {
+		const struct frec_event *e = &got.ev[i];
+
+		if (e->type == FREC_EV_STACK && e->tid == 401 && e->stack.kstack) {
+			assert_int_equal(e->stack.kstack, 1);
+			assert_int_equal(e->stack.ustack, 2);
+			assert_int_equal(got.ev[i - 1].type, FREC_EV_SCHED_SWITCH);
+			out_ts = e->ts;
+			blocks++;
+		}
+		if (e->type == FREC_EV_SCHED_SWITCH && e->sw.next_pid == 401 && out_ts) {
+			off += e->ts - out_ts;
+			out_ts = 0;
+		}
+	}
+	assert_int_equal(blocks, SYNTH_OFFCPU_BLOCKS);
+	assert_int_equal(off, SYNTH_OFFCPU_BLOCKS * SYNTH_OFFCPU_BLOCK_NS);
+	synth_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -892,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_frame_limit),
 		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_offcpu_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
