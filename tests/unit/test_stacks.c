@@ -455,6 +455,56 @@ static void test_orphans(void **state)
 	synth_rmdir(dir);
 }
 
+/* A switch discarded for want of memory (the window pinned, the pool
+ * dry) leaves its stack an orphan, even when the switch stored before it
+ * on that CPU had the same ts and thread. */
+static void test_orphan_discarded(void **state)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o), .max_bytes = 64 << 10, .gen_max_bytes = 8192,
+		.chunk_bytes = 4096, .ncpus = 2, .max_threads = 256, .max_processes = 64,
+	};
+	struct frec_recorder *rec = frec_recorder__new(&o);
+	struct frec_recorder_stats st;
+	struct frec_pin *pin;
+	__u64 t = 0, last = 0;
+	int rc = 0;
+
+	(void)state;
+	assert_non_null(rec);
+	/* a window of tiny generations (11 chunks: 5 are the open
+	 * generation's room), pinned as a snapshot would */
+	for (unsigned i = 0; i < 11; i++) {
+		t = T0 + i * 2000000ull;
+		synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 101, 100, "worker");
+		block(rec, t + 1000, 0);
+		assert_int_equal(frec_recorder__seal(rec, t + 1000000), 1);
+	}
+	pin = frec_recorder__pin(rec);
+	assert_non_null(pin);
+	for (unsigned i = 0; i < 5000 && !rc; i++) {
+		t = T0 + 100000000ull + i * 1000ull;
+		rc = synth_switch(rec, t, 0, 101, 100, "worker", 1, 0, 0, "swapper");
+		if (!rc)
+			last = t;
+	}
+	assert_int_equal(rc, -ENOSPC);
+	assert_true(last > T0 + 100000000ull);
+	/* No seal made room: the last switch stored is in the open generation. */
+	frec_recorder__stats(rec, &st);
+	assert_true(st.open_events > 0);
+	/* The one before was stored; the same switch again is discarded. */
+	assert_int_equal(synth_switch(rec, last, 0, 101, 100, "worker", 1, 0, 0, "swapper"), -ENOSPC);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.stacks_orphaned, 0);
+	assert_int_equal(synth_stack(rec, last, 0, 101, 100, kips, 3, NULL, 0, 0), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.stacks_orphaned, 1);
+	assert_int_equal(st.stacks, 0);
+	frec_recorder__unpin(rec, pin);
+	frec_recorder__free(rec);
+}
+
 static void check_images(struct frec_gen *g, unsigned gen, void *arg)
 {
 	const struct frec_stack *a = frec_gen__stack(g, 1), *b = frec_gen__stack(g, 2);
@@ -751,6 +801,10 @@ static void test_reader_rejects(void **state)
 	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), 0);
 	s4_std(&s4, 1, 1, 1);
 	assert_int_equal(read_crafted(&ev, 1, &s4, NULL), 0);
+	s4_std(&s4, 1, 0, 1);	/* even when no frame has a mapping */
+	assert_int_equal(read_crafted(&ev, 1, &s4, NULL), 0);
+	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), 1);
+	s4_std(&s4, 1, 1, 1);
 	/* Stack events: past the table, or of the other kind. */
 	stack_ev(&ev, 3, 2);
 	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), -1);
@@ -942,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_per_generation),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_orphans),
+		cmocka_unit_test(test_orphan_discarded),
 		cmocka_unit_test(test_images),
 		cmocka_unit_test(test_no_symbolizer),
 		cmocka_unit_test(test_reader_rejects),
