@@ -524,6 +524,7 @@ static uint32_t stack_put(struct frec_recorder *r, unsigned kind, uint32_t tgid,
 static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 {
 	uint64_t ips[2 * FREC_MAX_STACK_DEPTH];
+	const uint64_t *frames;
 	struct open_gen *g = &r->g;
 	struct frec_rec_stack s;
 	struct frec_event ev;
@@ -565,9 +566,14 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 		cpu_unstackable(r, cpu);
 		return -ENOSPC;
 	}
-	memcpy(ips, (const uint8_t *)data + sizeof(s), 8u * (s.kframes + s.uframes));
-	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, ips, s.kframes);
-	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, ips + s.kframes, s.uframes);
+	/* Ring records are 8-byte aligned: their frames are read in place. */
+	frames = (const uint64_t *)((const uint8_t *)data + sizeof(s));
+	if (unlikely((uintptr_t)frames & 7)) {
+		memcpy(ips, frames, 8u * (s.kframes + s.uframes));
+		frames = ips;
+	}
+	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, frames, s.kframes);
+	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, frames + s.kframes, s.uframes);
 	store_ev(r, &ev, NULL);
 	r->st.stacks++;
 	if (unlikely(g->unstored_total))
