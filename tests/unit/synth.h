@@ -13,6 +13,11 @@
  *                                     synth_deflate.h)
  *   synth_switch/_wake/_fork/_exec/_exit/_rename/_migrate/_probe(rec, ...)
  *                                     push one ring record of that type
+ *   synth_stack(rec, ts, cpu, tid, tgid, kips, kn, uips, un, flags)
+ *                                     push a stack record (kn kernel then un user
+ *                                     addresses); synth_stack_record() only builds it
+ *   synth_sym / synth_symbolizer(&ctx) a fake symbolizer, rules below
+ *   synth_offcpu_snapshot(dir, name)  a thread blocking in a known stack, below
  *   synth_write(rec, dir, name, now)  seal, pin, write dir/name, unpin
  *   synth_known_snapshot(dir, name)   write the snapshot described below
  *   synth_rand_event(st, ev)          a random event over a fixed thread set
@@ -39,6 +44,7 @@
 #define FREC_TEST_SYNTH_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -259,7 +265,241 @@ static inline int synth_trigger(struct frec_recorder *rec, __u64 ts, __u32 cpu, 
 	return frec_recorder__push(rec, &r, sizeof(r));
 }
 
+/* A stack record in buf (at least SYNTH_STACK_REC_MAX bytes, 8-aligned):
+ * its length. kn and un up to FREC_MAX_STACK_DEPTH. */
+#define SYNTH_STACK_REC_MAX (sizeof(struct frec_rec_stack) + 16 * FREC_MAX_STACK_DEPTH)
+
+static inline size_t synth_stack_record(void *buf, __u64 ts, __u32 cpu, __u32 tid, __u32 tgid,
+					const __u64 *kips, __u32 kn, const __u64 *uips, __u32 un,
+					__u32 flags)
+{
+	struct frec_rec_stack *r = buf;
+	size_t n = sizeof(*r) + 8 * (size_t)(kn + un);
+
+	memset(r, 0, sizeof(*r));
+	synth_hdr(&r->h, ts, cpu, tid, tgid, FREC_EV_STACK, (__u32)n);
+	r->kframes = (__u16)kn;
+	r->uframes = (__u16)un;
+	r->flags = flags;
+	if (kn)
+		memcpy(r->ips, kips, 8 * (size_t)kn);
+	if (un)
+		memcpy(r->ips + kn, uips, 8 * (size_t)un);
+	return n;
+}
+
+static inline int synth_stack(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 tid,
+			      __u32 tgid, const __u64 *kips, __u32 kn, const __u64 *uips,
+			      __u32 un, __u32 flags)
+{
+	_Alignas(8) unsigned char buf[SYNTH_STACK_REC_MAX];
+	size_t n = synth_stack_record(buf, ts, cpu, tid, tgid, kips, kn, uips, un, flags);
+
+	return frec_recorder__push(rec, buf, n);
+}
+
+/*
+ * A fake symbolizer with fixed rules, for stacks in tests:
+ *   kernel: ip >= SYNTH_KBASE is named "k_<ip >> 12 in hex>", sym_offset
+ *           ip & 0xfff; anything lower is not named.
+ *   user:   [SYNTH_APP, +1 MiB) is "/bin/app" (build-id "b1ab"), file offset
+ *           ip - SYNTH_APP, named "app_<ip >> 8 in hex>" with sym_offset
+ *           ip & 0xff, except addresses with bit 7 set, which are not named;
+ *           [SYNTH_LIBC, +1 MiB) is "/lib/libc.so.6" (no build-id), named
+ *           "libc_<ip >> 8 in hex>"; anything else: no mapping known.
+ *           With image > 0 the app is "/bin/app.<image>" instead. Besides,
+ *           SYNTH_FN(i) + off (i < 4: "inner", "middle", "outer", "main")
+ *           and SYNTH_KFN(i) + off (i < 4: "schedule", "do_nanosleep",
+ *           "hrtimer_nanosleep", "__x64_sys_nanosleep"), off < 0x1000, are
+ *           named so, with sym_offset off (file offset: ip - SYNTH_APP).
+ *   image:  images[tgid % 8] (a test bumps it for an exec).
+ * Names live in one buffer overwritten by every call, as a real symbolizer
+ * may do: the recorder must copy them.
+ */
+#define SYNTH_KBASE	0xffffffff81000000ull
+#define SYNTH_APP	0x400000ull
+#define SYNTH_LIBC	0x7f0000000000ull
+#define SYNTH_FN(i)	(SYNTH_APP + 0x10000ull + 0x1000ull * (i))
+#define SYNTH_KFN(i)	(SYNTH_KBASE + 0x100000ull + 0x1000ull * (i))
+
+static const char *const synth_fn_names[4] = { "inner", "middle", "outer", "main" };
+static const char *const synth_kfn_names[4] = { "schedule", "do_nanosleep", "hrtimer_nanosleep",
+						"__x64_sys_nanosleep" };
+
+struct synth_sym {
+	__u64 images[8];
+	unsigned image_calls, kernel_calls, user_calls;
+	char name[64], path[64];
+};
+
+static inline __u64 synth_sym_image(void *ctx, __u32 tgid)
+{
+	struct synth_sym *s = ctx;
+
+	s->image_calls++;
+	return s->images[tgid % 8];
+}
+
+static inline int synth_sym_kernel(void *ctx, __u64 ip, const char **sym, __u64 *off)
+{
+	struct synth_sym *s = ctx;
+
+	s->kernel_calls++;
+	if (ip < SYNTH_KBASE)
+		return -ENOENT;
+	if (ip >= SYNTH_KFN(0) && ip < SYNTH_KFN(4)) {
+		*sym = synth_kfn_names[(ip - SYNTH_KFN(0)) >> 12];
+		*off = ip & 0xfff;
+		return 0;
+	}
+	snprintf(s->name, sizeof(s->name), "k_%llx", (unsigned long long)(ip >> 12));
+	*sym = s->name;
+	*off = ip & 0xfff;
+	return 0;
+}
+
+static inline int synth_sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip,
+				 struct frec_user_frame *out)
+{
+	struct synth_sym *s = ctx;
+
+	(void)tgid;
+	s->user_calls++;
+	memset(out, 0, sizeof(*out));
+	if (ip >= SYNTH_APP && ip < SYNTH_APP + (1 << 20)) {
+		if (image)
+			snprintf(s->path, sizeof(s->path), "/bin/app.%llu", (unsigned long long)image);
+		else
+			snprintf(s->path, sizeof(s->path), "/bin/app");
+		out->path = s->path;
+		out->build_id = "b1ab";
+		out->file_offset = ip - SYNTH_APP;
+		if (ip >= SYNTH_FN(0) && ip < SYNTH_FN(4)) {
+			out->sym = synth_fn_names[(ip - SYNTH_FN(0)) >> 12];
+			out->sym_offset = ip & 0xfff;
+		} else if (!(ip & 0x80)) {
+			snprintf(s->name, sizeof(s->name), "app_%llx", (unsigned long long)(ip >> 8));
+			out->sym = s->name;
+			out->sym_offset = ip & 0xff;
+		}
+		return 0;
+	}
+	if (ip >= SYNTH_LIBC && ip < SYNTH_LIBC + (1 << 20)) {
+		snprintf(s->path, sizeof(s->path), "/lib/libc.so.6");
+		out->path = s->path;
+		out->build_id = "";
+		out->file_offset = ip - SYNTH_LIBC;
+		snprintf(s->name, sizeof(s->name), "libc_%llx", (unsigned long long)(ip >> 8));
+		out->sym = s->name;
+		out->sym_offset = ip & 0xff;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static inline struct frec_symbolizer synth_symbolizer(struct synth_sym *ctx)
+{
+	struct frec_symbolizer s = {
+		.ctx = ctx,
+		.image = synth_sym_image,
+		.kernel = synth_sym_kernel,
+		.user = synth_sym_user,
+	};
+
+	return s;
+}
+
 /* Seal at now, pin, write dir/name (reason "synth"), unpin: 0 or -errno. */
+/*
+ * Off-CPU time in a known stack, named through synth_symbolizer(), on 2
+ * CPUs, one generation (t = 4 s, sealed at t + 300 ms):
+ *   t + i x 25 ms, i = 0..9: cpu0 swapper/0 -> sleeper (401, tgid 400);
+ *     2 ms later sleeper blocks (S) -> swapper/0, with the kernel stack
+ *     schedule+0x10, do_nanosleep+0x20, hrtimer_nanosleep+0x30,
+ *     __x64_sys_nanosleep+0x40 and the user stack inner+0x8, middle+0x18,
+ *     outer+0x28, main+0x38 ("/bin/app", build-id "b1ab"); 20 ms later
+ *     cpu1 swapper/1 wakes it (sched_waking, target cpu 0).
+ *   t + 250 ms: cpu0 swapper/0 -> sleeper; t + 251 ms sleeper is
+ *     preempted (R) by worker (402, tgid 400): no stack; t + 252 ms worker
+ *     blocks (D) with the kernel stack schedule+0x10 only (its user
+ *     capture failed); t + 252.5 ms cpu1 swapper/1 -> sleeper, and at
+ *     t + 253 ms its uprobe 1 ("uprobe:/bin/app:main") hit carries the
+ *     user stack main+0x38;
+ *   t + 260 ms sleeper exits (sched_process_exit, cpu1).
+ * So sleeper was off the CPU 10 x 23 ms = 230 ms in one stack pair (stacks
+ * 1 and 2), worker's kernel stack is stack 3, the probe's user stack 4.
+ * Process 400 has cmdline "app --sleep". The header has both stack flags.
+ */
+#define SYNTH_OFFCPU_T		4000000000ull
+#define SYNTH_OFFCPU_BLOCKS	10
+#define SYNTH_OFFCPU_BLOCK_NS	23000000ull
+
+static inline int synth_offcpu_snapshot(const char *dir, const char *name)
+{
+	static const struct frec_probe_info probe = {
+		.id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/bin/app:main",
+		.path = "/bin/app", .func = "main", .build_id = "b1ab",
+	};
+	const __u64 t = SYNTH_OFFCPU_T, ms = 1000000;
+	const __u64 k[4] = { SYNTH_KFN(0) + 0x10, SYNTH_KFN(1) + 0x20, SYNTH_KFN(2) + 0x30,
+			     SYNTH_KFN(3) + 0x40 };
+	const __u64 u[4] = { SYNTH_FN(0) + 0x8, SYNTH_FN(1) + 0x18, SYNTH_FN(2) + 0x28,
+			     SYNTH_FN(3) + 0x38 };
+	struct frec_recorder *rec = synth_recorder(2);
+	struct synth_sym ctx;
+	struct frec_symbolizer sym = synth_symbolizer(&ctx);
+	int err = 0;
+
+	if (!rec)
+		return -1;
+	memset(&ctx, 0, sizeof(ctx));
+	frec_recorder__set_symbolizer(rec, &sym);
+	frec_recorder__set_probes(rec, &probe, 1);
+	frec_recorder__set_cmdline(rec, 400, "app --sleep");
+	frec_recorder__tick(rec, t);
+	for (unsigned i = 0; i < SYNTH_OFFCPU_BLOCKS && !err; i++) {
+		__u64 b = t + i * 25 * ms;
+
+		err = synth_switch(rec, b, 0, 0, 0, "swapper/0", 0, 401, 400, "sleeper") ||
+		      synth_switch(rec, b + 2 * ms, 0, 401, 400, "sleeper", 1, 0, 0, "swapper/0") ||
+		      synth_stack(rec, b + 2 * ms, 0, 401, 400, k, 4, u, 4, 0) ||
+		      synth_wake(rec, FREC_EV_SCHED_WAKING, b + 25 * ms, 1, 0, 0, 401, 400,
+				 "sleeper", 0);
+	}
+	if (!err)
+		err = synth_switch(rec, t + 250 * ms, 0, 0, 0, "swapper/0", 0, 401, 400, "sleeper") ||
+		      synth_switch(rec, t + 251 * ms, 0, 401, 400, "sleeper", 0, 402, 400, "worker") ||
+		      synth_switch(rec, t + 252 * ms, 0, 402, 400, "worker", 2, 0, 0, "swapper/0") ||
+		      synth_stack(rec, t + 252 * ms, 0, 402, 400, k, 1, NULL, 0,
+				  FREC_STACK_USER_ERR) ||
+		      synth_switch(rec, t + 252 * ms + 500000, 1, 0, 0, "swapper/1", 0, 401, 400,
+				   "sleeper") ||
+		      synth_probe(rec, FREC_EV_UPROBE, t + 253 * ms, 1, 401, 400, 1, 0, NULL, 0) ||
+		      synth_stack(rec, t + 253 * ms, 1, 401, 400, NULL, 0, u + 3, 1,
+				  FREC_STACK_KERN_ERR) ||
+		      synth_exit(rec, t + 260 * ms, 1, 401, 400, "sleeper");
+	if (!err) {
+		struct frec_header hdr;
+		struct frec_pin *pin;
+		int dfd;
+
+		/* synth_write() with the stack flags in the header */
+		frec_recorder__seal(rec, t + 300 * ms);
+		frec_header__init(&hdr);
+		snprintf(hdr.reason, sizeof(hdr.reason), "synth");
+		hdr.config.flags = FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES;
+		pin = frec_recorder__pin(rec);
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = pin && dfd >= 0 ? frec_snapshot__write(dfd, name, &hdr, pin) : -1;
+		if (dfd >= 0)
+			close(dfd);
+		if (pin)
+			frec_recorder__unpin(rec, pin);
+	}
+	frec_recorder__free(rec);
+	return err ? -1 : 0;
+}
+
 static inline int synth_write(struct frec_recorder *rec, const char *dir, const char *name,
 			      __u64 now)
 {
@@ -358,7 +598,7 @@ struct synth_rand {
 	__u64 x;		/* xorshift state, nonzero */
 	__u64 ts;
 	unsigned ncpus;		/* events use CPUs up to ncpus + 5 */
-	bool all_types;		/* also the types only frecd makes (stack, trigger, gap) */
+	bool all_types;		/* also the types only frecd makes (trigger, gap) */
 	char strs[4][FREC_FILENAME_LEN];
 	unsigned nstr;
 };
@@ -440,9 +680,10 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 	s->ts += synth_below(s, 5000);
 	ev->ts = s->ts;
 	if (s->all_types) {
+		/* Stack events come only from stack records (synth_stack). */
 		do
 			ev->type = 1 + synth_below(s, FREC_EV__MAX - 1);
-		while (ev->type == FREC_EV_ESCAPE);
+		while (ev->type == FREC_EV_ESCAPE || ev->type == FREC_EV_STACK);
 	} else {
 		ev->type = 1 + synth_below(s, FREC_EV_LOST);
 	}
