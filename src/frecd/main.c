@@ -60,7 +60,8 @@ static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_
 	c->period_ns = opts.period_ns;
 	c->ring_bytes = opts.ring_bytes;
 	frecd_pids__summarize(c, tgids, ntgids);
-	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0);
+	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0) |
+		   frecd_stacks__config_flags(opts.stacks);
 }
 
 int main(int argc, char **argv)
@@ -177,6 +178,8 @@ int main(int argc, char **argv)
 	bopts.btf_path = opts.btf_path;
 	bopts.triggers = triggers->bpf;
 	bopts.ntriggers = triggers->n;
+	bopts.stack_offcpu = opts.stacks & FRECD_STACKS_OFFCPU;
+	bopts.stack_depth = opts.stack_depth;
 	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		goto out;
@@ -243,6 +246,8 @@ int main(int argc, char **argv)
 			.ntriggers = triggers->n,
 			.triggers_fd = triggers->n ? frecd_bpf__triggers_fd(bpf) : -1,
 			.trigger_state_fd = triggers->n ? frecd_bpf__trigger_state_fd(bpf) : -1,
+			.stack_probes = opts.stacks & FRECD_STACKS_PROBES,
+			.stack_depth = opts.stack_depth,
 		};
 
 		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {
