@@ -15,8 +15,9 @@
  * reuses the chunks of those written as soon as the window lets them go.
  * Should the pool still run dry, the oldest sealed generation is evicted
  * early (counted in stats.early_evictions). The task and process tables
- * come on top, sized by max_threads and max_processes and touched only as
- * they fill.
+ * and the open generation's stack table come on top, sized by
+ * max_threads, max_processes, max_stacks and max_stack_frames and touched
+ * only as they fill.
  *
  * Threads: everything but frec_snapshot__write() must be called from one
  * thread. frec_snapshot__write() may run in another thread on a pinned window.
@@ -40,8 +41,10 @@ struct frec_recorder_opts {
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
-	__u32 max_stacks;		/* distinct stacks per generation, default 8192 */
-	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks */
+	__u32 max_stacks;		/* distinct stacks per generation, default 8192,
+					 * at most 2^20 */
+	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks,
+					 * at most 2^20 */
 };
 
 struct frec_recorder_stats {
@@ -131,7 +134,9 @@ void frec_recorder__free(struct frec_recorder *rec);
  * for push_event(), where lost events are never late (stamped at the open
  * generation's start at the earliest). */
 int frec_recorder__push(struct frec_recorder *rec, const void *data, size_t len);
-/* A decoded event; thread names must be known through set_thread(). */
+/* A decoded event; thread names must be known through set_thread(). Not
+ * FREC_EV_STACK (-EINVAL): its indexes are the recorder's own, so stacks
+ * come only as ring records through push(). */
 int frec_recorder__push_event(struct frec_recorder *rec, const struct frec_event *ev);
 /* count records lost on cpu, noticed at ts; becomes a FREC_EV_LOST event. */
 int frec_recorder__add_lost(struct frec_recorder *rec, __u32 cpu, __u64 count, __u64 ts);
@@ -178,9 +183,12 @@ int frec_recorder__add_suppressed(struct frec_recorder *rec, __u32 id, __u32 tid
 
 /*
  * Stacks come as FREC_EV_STACK ring records through push(), right after the
- * record they belong to. Without a symbolizer (or before one is set) no
- * kernel frame is named and user frames keep their addresses. s is copied;
- * NULL removes it. 0 or -EINVAL.
+ * record they belong to (docs/FORMAT.md, "The recorder behind the file":
+ * a stack whose event was not the last one stored on its CPU is an orphan,
+ * counted, 0 returned). image() is called as a user stack is pushed,
+ * kernel() and user() at seal, once per frame of each distinct stack.
+ * Without a symbolizer (or before one is set) no kernel frame is named and
+ * user frames keep their addresses. s is copied; NULL removes it. 0.
  */
 int frec_recorder__set_symbolizer(struct frec_recorder *rec, const struct frec_symbolizer *s);
 

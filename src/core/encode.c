@@ -18,17 +18,18 @@ int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
 	g->thread_cap = thread_cap;
 	g->threads = malloc(sizeof(*g->threads) * thread_cap);
 	g->cur = malloc(sizeof(*g->cur) * r->ncpus);
+	g->last = calloc(r->ncpus, sizeof(*g->last));
 	g->drops = calloc(r->ncpus, sizeof(*g->drops));
 	g->unstored = calloc(r->ncpus + 1, sizeof(*g->unstored));
 	g->unstored_first = calloc(r->ncpus + 1, sizeof(*g->unstored_first));
 	g->unstored_last = calloc(r->ncpus + 1, sizeof(*g->unstored_last));
 	g->by_cpu = calloc(r->ncpus + 1, sizeof(*g->by_cpu));
-	g->str_arena = malloc(GEN_STR_ARENA);
-	g->str_off = malloc(sizeof(uint32_t) * GEN_STR_MAX);
-	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_MAX);
-	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_MAX);
+	g->str_arena = malloc(GEN_STR_ARENA_CAP);
+	g->str_off = malloc(sizeof(uint32_t) * GEN_STR_CAP);
+	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_CAP);
+	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_CAP);
 	g->str_hash = calloc(GEN_STR_SLOTS, sizeof(uint32_t));
-	if (!g->threads || !g->cur || !g->drops || !g->unstored || !g->unstored_first ||
+	if (!g->threads || !g->cur || !g->last || !g->drops || !g->unstored || !g->unstored_first ||
 	    !g->unstored_last || !g->by_cpu || !g->str_arena || !g->str_off ||
 	    !g->str_len || !g->str_slot || !g->str_hash)
 		return -ENOMEM;
@@ -43,6 +44,7 @@ void gen_free_tables(struct frec_recorder *r)
 
 	free(g->threads);
 	free(g->cur);
+	free(g->last);
 	free(g->drops);
 	free(g->unstored);
 	free(g->unstored_first);
@@ -53,6 +55,7 @@ void gen_free_tables(struct frec_recorder *r)
 	free(g->str_len);
 	free(g->str_slot);
 	free(g->str_hash);
+	stacks_fini(&g->stacks);
 }
 
 /* Start a new, empty generation. The raw chain must already be given back. */
@@ -91,6 +94,8 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 		g->str_hash[g->str_slot[i]] = 0;
 	g->nstr = 0;
 	g->str_used = 0;
+	stacks_reset(&g->stacks);
+	g->stacks_full = false;
 	if (g->has_supp) {
 		memset(g->supp, 0, sizeof(g->supp));
 		g->has_supp = false;
@@ -217,11 +222,10 @@ static uint32_t str_hash(const char *s, size_t n)
 	return h;
 }
 
-/* The caller checked that there is room (GEN_STR_ROOM, two entries). */
-static uint32_t str_intern(struct open_gen *g, const char *s, size_t max)
+/* s is n bytes; the caller checked that there is room. */
+static uint32_t str_intern_n(struct open_gen *g, const char *s, size_t n)
 {
-	size_t n = s ? strnlen(s, max) : 0;
-	uint32_t i = str_hash(s ? s : "", n) & (GEN_STR_SLOTS - 1);
+	uint32_t i = str_hash(s, n) & (GEN_STR_SLOTS - 1);
 	uint32_t idx;
 
 	for (;;) {
@@ -246,6 +250,19 @@ static uint32_t str_intern(struct open_gen *g, const char *s, size_t max)
 	if (unlikely(gen_tables_full(g)))
 		g->lim = 0;	/* seal before the next event */
 	return idx;
+}
+
+/* The caller checked that there is room (GEN_STR_ROOM, two entries). */
+static uint32_t str_intern(struct open_gen *g, const char *s, size_t max)
+{
+	return str_intern_n(g, s ? s : "", s ? strnlen(s, max) : 0);
+}
+
+int gen_str_add(struct open_gen *g, const char *s, size_t n)
+{
+	if (g->nstr >= GEN_STR_CAP || n + 1 > GEN_STR_ARENA_CAP - g->str_used)
+		return -1;
+	return (int)str_intern_n(g, s, n);
 }
 
 int probe_find(const struct frec_recorder *r, uint32_t id)

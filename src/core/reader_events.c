@@ -203,8 +203,14 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		}
 		break;
 	case FREC_EV_STACK:
+		/* Each index names a stack of its kind in section 4, or none. */
 		EV32(ev->stack.kstack);
 		EV32(ev->stack.ustack);
+		if ((ev->stack.kstack && (ev->stack.kstack > g->info.nstacks ||
+					  g->stks[ev->stack.kstack - 1].kind != FREC_STACK_KERNEL)) ||
+		    (ev->stack.ustack && (ev->stack.ustack > g->info.nstacks ||
+					  g->stks[ev->stack.ustack - 1].kind != FREC_STACK_USER)))
+			return -1;
 		break;
 	default: {	/* an extended type: its body has a length */
 		const uint8_t *body_end;

@@ -79,6 +79,108 @@ static int section_triggers(struct frec_gen *g, const uint8_t *p, const uint8_t 
 	return 0;
 }
 
+/*
+ * Section "stacks": n, then n x (kind, nframes, frames). Each frame takes
+ * at least a byte (a kernel frame) or three (a user frame), so the counts
+ * are bounded by the bytes before anything grows, and all frames together
+ * by STACK_FRAMES_MAX: a struct frec_frame is 40 bytes for one such byte. Symbols are checked
+ * against the string table, read before the sections; mappings refer
+ * forward to section 5 and are checked once it is read (stacks_link).
+ */
+static int section_stacks(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
+{
+	static const char kernel_module[] = "[kernel]";
+	uint32_t n, nf = 0;
+
+	V32(n);
+	if (n > (size_t)(end - p) / STACK_MIN_BYTES)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t kind, nfr;
+
+		V32(kind);
+		V32(nfr);
+		if ((kind != FREC_STACK_KERNEL && kind != FREC_STACK_USER) || !nfr ||
+		    nfr > FREC_MAX_STACK_DEPTH || nfr > STACK_FRAMES_MAX - nf ||
+		    (uint64_t)nfr * (kind == FREC_STACK_USER ? USER_FRAME_MIN_BYTES : 1) >
+			    (uint64_t)(end - p))
+			return -EBADMSG;
+		if (grow(&g->stks, &g->stks_cap, i + 1, sizeof(*g->stks)) ||
+		    grow(&g->stk_first, &g->stk_first_cap, i + 1, sizeof(*g->stk_first)) ||
+		    grow(&g->frames, &g->frames_cap, (size_t)nf + nfr, sizeof(*g->frames)) ||
+		    grow(&g->fmap, &g->fmap_cap, (size_t)nf + nfr, sizeof(*g->fmap)))
+			return -ENOMEM;
+		g->stks[i].kind = kind;
+		g->stks[i].nframes = nfr;
+		g->stks[i].frames = NULL;
+		g->stk_first[i] = nf;
+		for (uint32_t j = 0; j < nfr; j++, nf++) {
+			struct frec_frame *f = &g->frames[nf];
+			uint32_t sym1, map1 = 0;
+
+			memset(f, 0, sizeof(*f));
+			if (kind == FREC_STACK_USER) {
+				V32(map1);
+				V64(f->file_offset);
+			} else {
+				f->module = kernel_module;
+			}
+			V32(sym1);
+			if (sym1 > g->nstr)
+				return -EBADMSG;
+			if (sym1) {
+				f->sym = g->strs[sym1 - 1];
+				V64(f->sym_offset);
+			}
+			g->fmap[nf] = map1;
+		}
+	}
+	if (p != end)
+		return -EBADMSG;
+	g->info.nstacks = n;
+	g->nframes = nf;
+	return 0;
+}
+
+/* Section "mappings": n, then n x (path, build_id). */
+static int section_mappings(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
+{
+	uint32_t n;
+
+	V32(n);
+	if (n > (size_t)(end - p) / MAPPING_MIN_BYTES)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		if (grow(&g->maps, &g->maps_cap, i + 1, sizeof(*g->maps)))
+			return -ENOMEM;
+		STR(g->maps[i].path);
+		STR(g->maps[i].build_id);
+	}
+	if (p != end)
+		return -EBADMSG;
+	g->info.nmappings = n;
+	return 0;
+}
+
+/* Once both sections are read: user frames get their mapping, which must
+ * exist, and stacks their frames (the arrays no longer move). */
+static int stacks_link(struct frec_gen *g)
+{
+	for (uint32_t i = 0; i < g->nframes; i++) {
+		uint32_t m = g->fmap[i];
+
+		if (m > g->info.nmappings)
+			return -EBADMSG;
+		if (m) {
+			g->frames[i].module = g->maps[m - 1].path;
+			g->frames[i].build_id = g->maps[m - 1].build_id;
+		}
+	}
+	for (uint32_t i = 0; i < g->info.nstacks; i++)
+		g->stks[i].frames = g->frames + g->stk_first[i];
+	return 0;
+}
+
 /* Parse a block's uncompressed payload: the event stream (events_len
  * bytes), then the summary and tables. */
 int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t events_len)
@@ -184,14 +286,17 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 			return -ENOMEM;
 		STR(g->strs[i]);
 	}
+	g->nstr = nstr;		/* section 4 names frames by string index */
 	for (uint32_t i = 0; i < nprocs; i++)
 		g->procs[i].ppid = 0;
 	if (g->trmap.cap)	/* no section 6: no triggers */
 		memset(g->trmap.vals, 0xff, g->trmap.cap * sizeof(*g->trmap.vals));
 	/* Version 1 ends here (and later bytes are ignored); version 2 lists
 	 * its sections, each skipped unless known. */
+	g->nframes = 0;
 	if (g->version >= 2) {
 		uint32_t nsec, id, n;
+		bool has_stacks = false, has_maps = false;
 		int err;
 
 		V32(nsec);
@@ -205,10 +310,23 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 			sec_end = p + n;
 			if (id == SECTION_PROCESS_PARENTS && section_parents(g, p, sec_end))
 				return -EBADMSG;
+			if (id == SECTION_STACKS) {
+				if ((err = section_stacks(g, p, sec_end)))
+					return err == -ENOMEM ? err : -EBADMSG;
+				has_stacks = true;
+			}
+			if (id == SECTION_MAPPINGS) {
+				if ((err = section_mappings(g, p, sec_end)))
+					return err == -ENOMEM ? err : -EBADMSG;
+				has_maps = true;
+			}
 			if (id == SECTION_TRIGGERS && (err = section_triggers(g, p, sec_end)))
 				return err == -ENOMEM ? err : -EBADMSG;
 			p = sec_end;
 		}
+		/* Section 4 comes with section 5, which its frames refer to. */
+		if (has_stacks && (!has_maps || stacks_link(g)))
+			return -EBADMSG;
 	}
 
 	in->nthreads = nthreads;
@@ -231,6 +349,11 @@ void gen_free(struct frec_gen *g)
 	free(g->procs);
 	free(g->probes);
 	free(g->trigs);
+	free(g->stks);
+	free(g->stk_first);
+	free(g->frames);
+	free(g->fmap);
+	free(g->maps);
 	free(g->strs);
 	free(g->cur);
 	map_free(&g->tmap);
@@ -290,4 +413,9 @@ const struct frec_trigger_info *frec_gen__trigger(const struct frec_gen *g, __u3
 const struct frec_trigger_info *frec_gen__trigger_at(const struct frec_gen *g, __u32 i)
 {
 	return i < g->info.ntriggers ? &g->trigs[i] : NULL;
+}
+
+const struct frec_stack *frec_gen__stack(const struct frec_gen *g, __u32 idx1)
+{
+	return idx1 && idx1 <= g->info.nstacks ? &g->stks[idx1 - 1] : NULL;
 }

@@ -26,6 +26,11 @@ struct u32map {
 	size_t cap;
 };
 
+struct gen_mapping {
+	const char *path;
+	const char *build_id;
+};
+
 struct frec_gen {
 	struct frec_gen_info info;
 	__u64 *drops;
@@ -39,6 +44,17 @@ struct frec_gen {
 	size_t probes_cap;
 	struct frec_trigger_info *trigs;	/* section 6 */
 	size_t trigs_cap;
+	struct frec_stack *stks;	/* section 4 */
+	size_t stks_cap;
+	uint32_t *stk_first;	/* each stack's first frame in frames */
+	size_t stk_first_cap;
+	struct frec_frame *frames;	/* every stack's, back to back */
+	size_t frames_cap;
+	uint32_t *fmap;		/* per frame: mapping index + 1, until section 5 is read */
+	size_t fmap_cap;
+	uint32_t nframes;
+	struct gen_mapping *maps;	/* section 5 */
+	size_t maps_cap;
 	const char **strs;
 	uint32_t nstr;
 	size_t strs_cap;

@@ -18,6 +18,10 @@
 #define DEF_CHUNK		(64u << 10)
 #define DEF_MAX_THREADS		65536
 #define DEF_MAX_PROCESSES	16384
+#define DEF_MAX_STACKS		8192
+#define DEF_STACK_FRAMES_PER	32	/* default max_stack_frames per max_stacks */
+#define MAX_STACKS		STACK_FRAMES_MAX	/* each has a frame */
+#define MAX_STACK_FRAMES	STACK_FRAMES_MAX	/* what a reader reads */
 #define MIN_CHUNK		1024
 #define MAX_CHUNK		(16u << 20)
 #define MAX_TASKS		(1u << 22)
@@ -107,7 +111,10 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 	n += (uint64_t)r->ncpus * (sizeof(*g->cur) + sizeof(*g->drops));
 	n += ((uint64_t)r->ncpus + 1) * (sizeof(*g->unstored) + sizeof(*g->by_cpu) +
 					 sizeof(*g->unstored_first) + sizeof(*g->unstored_last));
-	n += GEN_STR_ARENA + 3ull * GEN_STR_MAX * sizeof(uint32_t) + GEN_STR_SLOTS * sizeof(uint32_t);
+	n += GEN_STR_ARENA_CAP + 3ull * GEN_STR_CAP * sizeof(uint32_t) +
+	     GEN_STR_SLOTS * sizeof(uint32_t);
+	n += (uint64_t)r->ncpus * sizeof(*g->last);
+	n += g->stacks.mem_bytes;
 	return n;
 }
 
@@ -115,7 +122,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 {
 	struct frec_recorder *r;
 	uint64_t chunk, nchunks;
-	uint32_t max_threads, max_procs;
+	uint32_t max_threads, max_procs, max_stacks, max_frames;
 	long ncpus_conf = sysconf(_SC_NPROCESSORS_CONF);
 	int err = -EINVAL;
 
@@ -139,8 +146,12 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
 	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
 	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
+	max_stacks = OPT(o, max_stacks, DEF_MAX_STACKS);
+	max_frames = max_stacks <= MAX_STACKS ? max_stacks * DEF_STACK_FRAMES_PER : 0;
+	max_frames = OPT(o, max_stack_frames, max_frames);
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
-	    max_threads > MAX_TASKS || max_procs > MAX_TASKS)
+	    max_threads > MAX_TASKS || max_procs > MAX_TASKS || max_stacks > MAX_STACKS ||
+	    !max_frames || max_frames > MAX_STACK_FRAMES)
 		goto err_out;
 	nchunks = r->max_bytes / chunk;
 	if (nchunks < POOL_CHUNKS_MIN || nchunks >= UINT32_MAX / 2)
@@ -174,7 +185,8 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 		goto err_out;
 	/* The open generation may name every task the table can hold, plus
 	 * the duplicates pid reuse and a full table create. */
-	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64))
+	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64) ||
+	    stacks_init(&r->g.stacks, max_stacks, max_frames))
 		goto err_out;
 
 	r->next_seq = 1;
@@ -281,6 +293,15 @@ static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
 		g->min_ts = ev->ts;
 	if (ev->ts > g->max_ts)
 		g->max_ts = ev->ts;
+	if (likely(ev->cpu < r->ncpus)) {
+		struct cpu_last *l = &g->last[ev->cpu];
+
+		l->ts = ev->ts;
+		l->seq = g->seq;
+		l->stackable = type == FREC_EV_SCHED_SWITCH ||
+			       (type >= FREC_EV_UPROBE && type <= FREC_EV_USDT);
+		l->tid = type == FREC_EV_SCHED_SWITCH ? ev->sw.prev_pid : ev->tid;
+	}
 	if (likely(type <= FREC_EV_SCHED_WAKEUP_NEW))
 		return;
 
@@ -366,9 +387,14 @@ static void lost_event(const struct frec_recorder *r, struct frec_event *ev, uin
 	}
 }
 
-/* Write what was owed as lost events, carried by an event at ts, as far as
- * room allows. */
-static void pay_lost(struct frec_recorder *r, uint64_t ts)
+/*
+ * Write what was owed as lost events, carried by an event at ts, as far as
+ * room allows. Once stack records come, a CPU whose last event may still
+ * get its stack (a switch or probe hit of the open generation) keeps its
+ * debt for a later event, unless all is paid (a tick or seal): a lost event
+ * between the two would orphan the stack.
+ */
+static void pay_lost(struct frec_recorder *r, uint64_t ts, bool all)
 {
 	struct open_gen *g = &r->g;
 
@@ -376,6 +402,9 @@ static void pay_lost(struct frec_recorder *r, uint64_t ts)
 		struct frec_event lost;
 
 		if (!g->unstored[c])
+			continue;
+		if (!all && r->stacks_seen && c < r->ncpus && g->last[c].stackable &&
+		    g->last[c].seq == g->seq)
 			continue;
 		lost_event(r, &lost, c < r->ncpus ? c : FREC_CPU_UNKNOWN, g->unstored[c],
 			   g->unstored_first[c], g->unstored_last[c], ts);
@@ -401,7 +430,7 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
 		rec_owe_lost(r, ev->cpu, owed, ev->type == FREC_EV_LOST ? ev->lost.first_ts : ev->ts,
 			     ev->type == FREC_EV_LOST ? ev->lost.last_ts : ev->ts);
 	else if (unlikely(r->g.unstored_total))
-		pay_lost(r, ev->ts);
+		pay_lost(r, ev->ts, false);
 	return err;
 }
 
@@ -412,6 +441,14 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
  * cut the rings): generations never overlap in time, so it is owed as lost
  * at its own time rather than stored out of order.
  */
+/* An event of cpu was not stored: a stack record after it must not
+ * attach to the event stored before it. */
+static inline void cpu_unstackable(struct frec_recorder *r, uint32_t cpu)
+{
+	if (cpu < r->ncpus)
+		r->g.last[cpu].stackable = false;
+}
+
 static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
 	int err;
@@ -419,13 +456,122 @@ static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const s
 	if (unlikely(ev->ts < r->floor_ts)) {
 		r->st.late++;
 		rec_owe_lost(r, ev->cpu, 1, ev->ts ? ev->ts : 1, ev->ts ? ev->ts : 1);
+		cpu_unstackable(r, ev->cpu);
 		return -ESTALE;
 	}
 	err = put_or_owe(r, ev, nm, 1);
 
-	if (unlikely(err))
+	if (unlikely(err)) {
 		r->st.events_discarded++;
+		cpu_unstackable(r, ev->cpu);
+	}
 	return err;
+}
+
+/*
+ * Room for a stack event in the generation its event is in: never a seal
+ * (the stack would then be in another generation than its event, and its
+ * indexes in a table that is gone), at most a fresh chunk. The thread
+ * table has room: its event left at least one of EV_MAX_THREADS entries.
+ */
+static int stack_room(struct frec_recorder *r)
+{
+	struct open_gen *g = &r->g;
+
+	if (g->pos > r->pool.chunk_bytes - EV_MAX_BYTES) {
+		if (gen_new_chunk(r))
+			return -ENOSPC;
+		/* A full table or the size limit still seal at the next event. */
+		gen_set_lim(r);
+	}
+	return 0;
+}
+
+/* One kind of a stack record's frames into the open generation's table:
+ * its index + 1, or 0 (none captured, or no room: counted). */
+static uint32_t stack_put(struct frec_recorder *r, unsigned kind, uint32_t tgid,
+			  const uint64_t *ips, uint32_t n)
+{
+	struct open_gen *g = &r->g;
+	uint64_t image = 0;
+	uint32_t idx;
+
+	if (!n)
+		return 0;
+	if (kind == FREC_STACK_USER && r->has_sym && r->sym.image)
+		image = r->sym.image(r->sym.ctx, tgid);
+	idx = stacks_intern(&g->stacks, kind, tgid, image, ips, n);
+	if (unlikely(!idx)) {
+		r->st.stacks_unstored++;
+		/* Seal before the next event: the next generation has room. */
+		g->stacks_full = true;
+		g->lim = 0;
+	}
+	return idx;
+}
+
+/*
+ * A stack record (struct frec_rec_stack): its frames go into the stack
+ * table and a stack event {kstack, ustack} right after the event it
+ * belongs to, which must be the last event stored on its CPU, in the open
+ * generation, a switch (prev is the record's thread) or a probe hit (of
+ * the record's thread), with the same ts. Anything else (that event was
+ * late, discarded, malformed, sealed into the previous generation, or
+ * followed by another event on the CPU, a lost one too) makes the stack
+ * an orphan: counted and dropped, never attached to the wrong event.
+ */
+static int push_stack(struct frec_recorder *r, const void *data, size_t len)
+{
+	uint64_t ips[2 * FREC_MAX_STACK_DEPTH];
+	struct open_gen *g = &r->g;
+	struct frec_rec_stack s;
+	struct frec_event ev;
+	const struct cpu_last *l;
+	uint32_t cpu;
+
+	r->stacks_seen = true;
+	if (len < sizeof(s)) {
+		r->st.malformed++;
+		return -EINVAL;
+	}
+	memcpy(&s, data, sizeof(s));
+	if (s.kframes > FREC_MAX_STACK_DEPTH || s.uframes > FREC_MAX_STACK_DEPTH ||
+	    s.h.size != sizeof(s) + 8u * (s.kframes + s.uframes) || len < s.h.size) {
+		r->st.malformed++;
+		cpu_unstackable(r, s.h.cpu);
+		return -EINVAL;
+	}
+	cpu = s.h.cpu == FREC_REC_CPU_NONE ? FREC_CPU_UNKNOWN : s.h.cpu;
+	l = cpu < r->ncpus ? &g->last[cpu] : NULL;
+	if (!l || !l->stackable || l->seq != g->seq || l->ts != s.h.ts || l->tid != s.h.tid) {
+		r->st.stacks_orphaned++;
+		/* What a switch or probe hit before it left owed (late:
+		 * never stamped before the open generation). */
+		if (unlikely(g->unstored_total) && s.h.ts >= r->floor_ts)
+			pay_lost(r, s.h.ts, false);
+		return 0;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FREC_EV_STACK;
+	ev.ts = s.h.ts;
+	ev.cpu = cpu;
+	ev.tid = s.h.tid;
+	ev.tgid = s.h.tgid;
+	if (unlikely(g->pos > g->lim) && stack_room(r)) {
+		/* Like any event that finds no room: discarded and owed. */
+		r->st.events_discarded++;
+		rec_owe_lost(r, cpu, 1, ev.ts, ev.ts);
+		cpu_unstackable(r, cpu);
+		return -ENOSPC;
+	}
+	memcpy(ips, (const uint8_t *)data + sizeof(s), 8u * (s.kframes + s.uframes));
+	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, ips, s.kframes);
+	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, ips + s.kframes, s.uframes);
+	store_ev(r, &ev, NULL);
+	r->st.stacks++;
+	if (unlikely(g->unstored_total))
+		pay_lost(r, ev.ts, false);
+	return 0;
 }
 
 int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
@@ -433,8 +579,13 @@ int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
 	struct frec_event ev;
 	struct rec_names nm;
 
+	if (unlikely(len >= sizeof(struct frec_rec_hdr) &&
+		     ((const struct frec_rec_hdr *)data)->type == FREC_EV_STACK))
+		return push_stack(r, data, len);
 	if (unlikely(record_decode(data, len, &ev, &nm))) {
 		r->st.malformed++;
+		if (len >= sizeof(struct frec_rec_hdr))
+			cpu_unstackable(r, ((const struct frec_rec_hdr *)data)->cpu);
 		return -EINVAL;
 	}
 	return push_ev(r, &ev, &nm);
@@ -455,7 +606,10 @@ static int push_lost(struct frec_recorder *r, const struct frec_event *ev)
 
 int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *ev)
 {
+	/* A stack event refers to the recorder's own stack table: stacks
+	 * come only as ring records, through push(). */
 	if (ev->type == FREC_EV_NONE || ev->type >= FREC_EV__MAX || ev->type == FREC_EV_ESCAPE ||
+	    ev->type == FREC_EV_STACK ||
 	    (ev->type >= FREC_EV_UPROBE && ev->type <= FREC_EV_USDT &&
 	     ev->probe.nargs > FREC_MAX_PROBE_ARGS)) {
 		r->st.malformed++;
@@ -720,13 +874,25 @@ void rec_put_suppressed(struct frec_recorder *r, uint64_t now)
 	g->has_supp = false;
 }
 
+int frec_recorder__set_symbolizer(struct frec_recorder *r, const struct frec_symbolizer *s)
+{
+	if (!s) {
+		memset(&r->sym, 0, sizeof(r->sym));
+		r->has_sym = false;
+		return 0;
+	}
+	r->sym = *s;
+	r->has_sym = true;
+	return 0;
+}
+
 /* Owed lost events, at a tick or a seal: paid when there is room for
  * them without evicting anything, so that they reach a snapshot even when
  * no event comes after them. */
 static void pay_lost_idle(struct frec_recorder *r, uint64_t now)
 {
 	if (unlikely(r->g.unstored_total) && (r->g.pos <= r->g.lim || r->pool.nfree))
-		pay_lost(r, now);
+		pay_lost(r, now, true);
 }
 
 int frec_recorder__tick(struct frec_recorder *r, __u64 now)

@@ -13,6 +13,7 @@
 #include <frec/recorder.h>
 #include "format.h"
 #include "pool.h"
+#include "stacks.h"
 #include "tasks.h"
 
 #define NO_THREAD	UINT32_MAX
@@ -21,10 +22,15 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* Per-generation string table (exec filename and comm, rename newcomm).
- * When it fills up the generation is sealed early. */
+ * When events fill GEN_STR_MAX entries or GEN_STR_ARENA bytes the
+ * generation is sealed early; the room beyond is for the names of stack
+ * frames, which seal adds (a name that finds none stays unnamed). */
 #define GEN_STR_MAX		4096
-#define GEN_STR_SLOTS		8192
 #define GEN_STR_ARENA		(256u << 10)
+#define GEN_STR_CAP		16384
+#define GEN_STR_SLOTS		32768		/* twice GEN_STR_CAP: probes stay short */
+#define GEN_STR_ARENA_CAP	(GEN_STR_ARENA + (1u << 20))
+#define GEN_SYM_MAX		4096		/* a longer frame name is not kept */
 /* Room an event may need in the string table: exec adds two strings. */
 #define GEN_STR_ROOM		(FREC_FILENAME_LEN + FREC_COMM_LEN + 2)
 
@@ -53,6 +59,16 @@ struct supp_agg {
 	uint32_t tid, tgid;	/* the worst one's thread */
 };
 
+/* The last event stored on a CPU, for the stack record that may follow it
+ * (docs/FORMAT.md, type 14): a stack attaches only to a switch or probe
+ * hit of the open generation with its ts and thread. */
+struct cpu_last {
+	uint64_t ts;
+	uint64_t seq;		/* the generation it is in */
+	uint32_t tid;		/* switch: prev_pid; probe hit: its thread */
+	bool stackable;		/* a switch or probe hit, the last event on its CPU */
+};
+
 /* The generation being recorded. */
 struct open_gen {
 	uint64_t seq;
@@ -75,6 +91,7 @@ struct open_gen {
 	struct gen_thread *threads;
 	uint32_t nthreads, thread_cap;
 	uint32_t *cur;		/* per CPU: thread index of the running thread, NO_THREAD */
+	struct cpu_last *last;	/* per CPU; outlives the generation (seq tells) */
 	uint64_t *drops;	/* per CPU: records lost */
 	uint64_t *by_cpu;	/* per CPU and one slot for a CPU out of range:
 				 * events other than lost ones */
@@ -95,6 +112,9 @@ struct open_gen {
 	uint32_t nstr;
 	uint32_t *str_off, *str_len, *str_slot;
 	uint32_t *str_hash;	/* slot -> string index + 1, 0 = free */
+
+	struct stack_table stacks;	/* sections 4 and 5 */
+	bool stacks_full;	/* a stack found no room: seal before the next event */
 };
 
 /* A sealed generation: its block (header + DEFLATE payload) in a chunk chain. */
@@ -197,6 +217,11 @@ struct frec_recorder {
 
 	uint8_t *stage;
 
+	struct frec_symbolizer sym;
+	bool has_sym;
+	bool stacks_seen;	/* a stack record came: owed lost events wait
+				 * while their CPU's stack may come (pay_lost) */
+
 	struct frec_recorder_stats st;
 };
 
@@ -210,6 +235,9 @@ void gen_reset(struct frec_recorder *r, uint64_t now);
 int gen_new_chunk(struct frec_recorder *r);
 void gen_set_lim(struct frec_recorder *r);
 void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm);
+/* At seal: string s (n bytes) in the generation's string table beyond
+ * the events' share; its index, or -1 when there is no room. */
+int gen_str_add(struct open_gen *g, const char *s, size_t n);
 int probe_find(const struct frec_recorder *r, uint32_t id);
 
 /* Encoded event bytes. The first chunk starts with room for the block
@@ -246,7 +274,7 @@ void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);
 static inline bool gen_tables_full(const struct open_gen *g)
 {
 	return g->nthreads + EV_MAX_THREADS > g->thread_cap || g->nstr + 2 > GEN_STR_MAX ||
-	       g->str_used + GEN_STR_ROOM > GEN_STR_ARENA;
+	       g->str_used + GEN_STR_ROOM > GEN_STR_ARENA || g->stacks_full;
 }
 
 /* seal.c */

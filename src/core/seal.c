@@ -152,11 +152,125 @@ static void put_triggers(struct sink *s, uint32_t ntrig)
 	}
 }
 
+/* A frame's name in the string table: its index + 1, or 0 (none, too
+ * long, or no room left). */
+static uint32_t name_add(struct open_gen *g, const char *name)
+{
+	size_t n = name ? strnlen(name, GEN_SYM_MAX) : GEN_SYM_MAX;
+	int k;
+
+	if (n == GEN_SYM_MAX || !n)
+		return 0;
+	k = gen_str_add(g, name, n);
+	return k < 0 ? 0 : (uint32_t)k + 1;
+}
+
+/*
+ * The names of the stack table's frames, through the symbolizer, into the
+ * table's resolved frames, the generation's string table and the mapping
+ * table, before anything is written: section 4 refers to strings, which
+ * come before it. Returns section 4's length; *len5 gets section 5's.
+ * Every frame is resolved once, so that what the symbolizer learns while
+ * the seal runs cannot make the two sections disagree.
+ */
+static uint64_t stacks_resolve(struct frec_recorder *r, uint64_t *len5)
+{
+	struct open_gen *g = &r->g;
+	struct stack_table *t = &g->stacks;
+	const struct frec_symbolizer *sym = r->has_sym ? &r->sym : NULL;
+	uint64_t len = varint_len(t->n);
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct stack_ent *e = &t->ents[i];
+
+		len += varint_len(e->kind) + varint_len(e->nframes);
+		for (uint32_t f = e->first; f < e->first + e->nframes; f++) {
+			struct stack_res *res = &t->res[f];
+			uint64_t ip = t->ips[f];
+			const char *name = NULL;
+
+			memset(res, 0, sizeof(*res));
+			if (e->kind == FREC_STACK_KERNEL) {
+				/* Never the address: unnamed is all a reader learns. */
+				__u64 off = 0;
+
+				if (sym && sym->kernel && !sym->kernel(sym->ctx, ip, &name, &off))
+					res->sym1 = name_add(g, name);
+				res->off = res->sym1 ? off : 0;
+				len += varint_len(res->sym1) + (res->sym1 ? varint_len(res->off) : 0);
+				continue;
+			}
+			res->off = ip;
+			if (sym && sym->user) {
+				struct frec_user_frame uf = { 0 };
+
+				if (!sym->user(sym->ctx, e->tgid, e->image, ip, &uf) && uf.path) {
+					res->map1 = stacks_map(t, uf.path, uf.build_id);
+					if (res->map1)
+						res->off = uf.file_offset;
+					res->sym1 = name_add(g, uf.sym);
+					if (res->sym1)
+						res->sym_off = uf.sym_offset;
+				}
+			}
+			len += varint_len(res->map1) + varint_len(res->off) + varint_len(res->sym1) +
+			       (res->sym1 ? varint_len(res->sym_off) : 0);
+		}
+	}
+	*len5 = varint_len(t->nmaps);
+	for (uint32_t i = 0; i < t->nmaps; i++) {
+		const struct stack_map *m = &t->maps[i];
+
+		*len5 += varint_len(m->path_len) + m->path_len + 1 + varint_len(m->bid_len) +
+			 m->bid_len + 1;
+	}
+	return len;
+}
+
+/* Sections 4 (stacks) and 5 (mappings), as stacks_resolve() left them. */
+static void put_stacks(struct sink *s, uint64_t len4, uint64_t len5)
+{
+	const struct stack_table *t = &s->r->g.stacks;
+
+	put_v(s, SECTION_STACKS);
+	put_v(s, len4);
+	put_v(s, t->n);
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct stack_ent *e = &t->ents[i];
+
+		put_v(s, e->kind);
+		put_v(s, e->nframes);
+		for (uint32_t f = e->first; f < e->first + e->nframes; f++) {
+			const struct stack_res *res = &t->res[f];
+
+			if (e->kind == FREC_STACK_USER) {
+				put_v(s, res->map1);
+				put_v(s, res->off);
+				put_v(s, res->sym1);
+				if (res->sym1)
+					put_v(s, res->sym_off);
+			} else {
+				put_v(s, res->sym1);
+				if (res->sym1)
+					put_v(s, res->off);
+			}
+		}
+	}
+	put_v(s, SECTION_MAPPINGS);
+	put_v(s, len5);
+	put_v(s, t->nmaps);
+	for (uint32_t i = 0; i < t->nmaps; i++) {
+		put_s(s, stacks_map_path(t, i), t->maps[i].path_len);
+		put_s(s, stacks_map_build_id(t, i), t->maps[i].bid_len);
+	}
+}
+
 static void write_tables(struct sink *s, uint64_t end_ts)
 {
 	struct frec_recorder *r = s->r;
 	struct open_gen *g = &r->g;
 	uint32_t nprocs = 0, nprobes = 0, ntrig = 0;
+	uint64_t len4 = 0, len5 = 0;
 
 	/* Processes of the threads named, where a cmdline is known. */
 	for (uint32_t i = 0; i < g->nthreads; i++) {
@@ -171,6 +285,9 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 		nprobes += r->probes[i].stamp == g->stamp;
 	for (uint32_t i = 0; i < r->ntriggers; i++)
 		ntrig += r->triggers[i].stamp == g->stamp;
+	/* Adds the frames' names to the string table: before it is written. */
+	if (g->stacks.n)
+		len4 = stacks_resolve(r, &len5);
 
 	put_v(s, g->seq);
 	put_v(s, g->min_ts);
@@ -214,9 +331,12 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	}
 	for (uint32_t i = 0; i < g->nstr; i++)
 		put_s(s, g->str_arena + g->str_off[i], g->str_len[i]);
-	/* Version 2: the sections (docs/FORMAT.md), in increasing id order;
-	 * only the triggers' is written yet, when the generation mentions one. */
-	put_v(s, ntrig ? 1 : 0);
+	/* Version 2: the sections (docs/FORMAT.md), in increasing id order:
+	 * stacks and mappings when the generation holds a stack, triggers
+	 * when it mentions one. */
+	put_v(s, (g->stacks.n ? 2 : 0) + (ntrig ? 1 : 0));
+	if (g->stacks.n)
+		put_stacks(s, len4, len5);
 	if (ntrig)
 		put_triggers(s, ntrig);
 	stage_flush(s);
@@ -319,6 +439,7 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	sg->nchunks = s.nchunks;
 	window_append(r, sg);
 	r->st.generations_sealed++;
+	r->st.stacks_distinct += g->stacks.n;
 	r->floor_ts = end_ts;
 
 	gen_reset(r, now);

@@ -13,6 +13,10 @@
  *                                     synth_deflate.h)
  *   synth_switch/_wake/_fork/_exec/_exit/_rename/_migrate/_probe(rec, ...)
  *                                     push one ring record of that type
+ *   synth_stack(rec, ts, cpu, tid, tgid, kips, kn, uips, un, flags)
+ *                                     push a stack record (kn kernel then un user
+ *                                     addresses); synth_stack_record() only builds it
+ *   synth_sym / synth_symbolizer(&ctx) a fake symbolizer, rules below
  *   synth_write(rec, dir, name, now)  seal, pin, write dir/name, unpin
  *   synth_known_snapshot(dir, name)   write the snapshot described below
  *   synth_rand_event(st, ev)          a random event over a fixed thread set
@@ -39,6 +43,7 @@
 #define FREC_TEST_SYNTH_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -259,6 +264,132 @@ static inline int synth_trigger(struct frec_recorder *rec, __u64 ts, __u32 cpu, 
 	return frec_recorder__push(rec, &r, sizeof(r));
 }
 
+/* A stack record in buf (at least SYNTH_STACK_REC_MAX bytes, 8-aligned):
+ * its length. kn and un up to FREC_MAX_STACK_DEPTH. */
+#define SYNTH_STACK_REC_MAX (sizeof(struct frec_rec_stack) + 16 * FREC_MAX_STACK_DEPTH)
+
+static inline size_t synth_stack_record(void *buf, __u64 ts, __u32 cpu, __u32 tid, __u32 tgid,
+					const __u64 *kips, __u32 kn, const __u64 *uips, __u32 un,
+					__u32 flags)
+{
+	struct frec_rec_stack *r = buf;
+	size_t n = sizeof(*r) + 8 * (size_t)(kn + un);
+
+	memset(r, 0, sizeof(*r));
+	synth_hdr(&r->h, ts, cpu, tid, tgid, FREC_EV_STACK, (__u32)n);
+	r->kframes = (__u16)kn;
+	r->uframes = (__u16)un;
+	r->flags = flags;
+	if (kn)
+		memcpy(r->ips, kips, 8 * (size_t)kn);
+	if (un)
+		memcpy(r->ips + kn, uips, 8 * (size_t)un);
+	return n;
+}
+
+static inline int synth_stack(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 tid,
+			      __u32 tgid, const __u64 *kips, __u32 kn, const __u64 *uips,
+			      __u32 un, __u32 flags)
+{
+	_Alignas(8) unsigned char buf[SYNTH_STACK_REC_MAX];
+	size_t n = synth_stack_record(buf, ts, cpu, tid, tgid, kips, kn, uips, un, flags);
+
+	return frec_recorder__push(rec, buf, n);
+}
+
+/*
+ * A fake symbolizer with fixed rules, for stacks in tests:
+ *   kernel: ip >= SYNTH_KBASE is named "k_<ip >> 12 in hex>", sym_offset
+ *           ip & 0xfff; anything lower is not named.
+ *   user:   [SYNTH_APP, +1 MiB) is "/bin/app" (build-id "b1ab"), file offset
+ *           ip - SYNTH_APP, named "app_<ip >> 8 in hex>" with sym_offset
+ *           ip & 0xff, except addresses with bit 7 set, which are not named;
+ *           [SYNTH_LIBC, +1 MiB) is "/lib/libc.so.6" (no build-id), named
+ *           "libc_<ip >> 8 in hex>"; anything else: no mapping known.
+ *           With image > 0 the app is "/bin/app.<image>" instead.
+ *   image:  images[tgid % 8] (a test bumps it for an exec).
+ * Names live in one buffer overwritten by every call, as a real symbolizer
+ * may do: the recorder must copy them.
+ */
+#define SYNTH_KBASE	0xffffffff81000000ull
+#define SYNTH_APP	0x400000ull
+#define SYNTH_LIBC	0x7f0000000000ull
+
+struct synth_sym {
+	__u64 images[8];
+	unsigned image_calls, kernel_calls, user_calls;
+	char name[64], path[64];
+};
+
+static inline __u64 synth_sym_image(void *ctx, __u32 tgid)
+{
+	struct synth_sym *s = ctx;
+
+	s->image_calls++;
+	return s->images[tgid % 8];
+}
+
+static inline int synth_sym_kernel(void *ctx, __u64 ip, const char **sym, __u64 *off)
+{
+	struct synth_sym *s = ctx;
+
+	s->kernel_calls++;
+	if (ip < SYNTH_KBASE)
+		return -ENOENT;
+	snprintf(s->name, sizeof(s->name), "k_%llx", (unsigned long long)(ip >> 12));
+	*sym = s->name;
+	*off = ip & 0xfff;
+	return 0;
+}
+
+static inline int synth_sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip,
+				 struct frec_user_frame *out)
+{
+	struct synth_sym *s = ctx;
+
+	(void)tgid;
+	s->user_calls++;
+	memset(out, 0, sizeof(*out));
+	if (ip >= SYNTH_APP && ip < SYNTH_APP + (1 << 20)) {
+		if (image)
+			snprintf(s->path, sizeof(s->path), "/bin/app.%llu", (unsigned long long)image);
+		else
+			snprintf(s->path, sizeof(s->path), "/bin/app");
+		out->path = s->path;
+		out->build_id = "b1ab";
+		out->file_offset = ip - SYNTH_APP;
+		if (!(ip & 0x80)) {
+			snprintf(s->name, sizeof(s->name), "app_%llx", (unsigned long long)(ip >> 8));
+			out->sym = s->name;
+			out->sym_offset = ip & 0xff;
+		}
+		return 0;
+	}
+	if (ip >= SYNTH_LIBC && ip < SYNTH_LIBC + (1 << 20)) {
+		snprintf(s->path, sizeof(s->path), "/lib/libc.so.6");
+		out->path = s->path;
+		out->build_id = "";
+		out->file_offset = ip - SYNTH_LIBC;
+		snprintf(s->name, sizeof(s->name), "libc_%llx", (unsigned long long)(ip >> 8));
+		out->sym = s->name;
+		out->sym_offset = ip & 0xff;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static inline struct frec_symbolizer synth_symbolizer(struct synth_sym *ctx)
+{
+	struct frec_symbolizer s = {
+		.ctx = ctx,
+		.image = synth_sym_image,
+		.kernel = synth_sym_kernel,
+		.user = synth_sym_user,
+	};
+
+	return s;
+}
+
 /* Seal at now, pin, write dir/name (reason "synth"), unpin: 0 or -errno. */
 static inline int synth_write(struct frec_recorder *rec, const char *dir, const char *name,
 			      __u64 now)
@@ -358,7 +489,7 @@ struct synth_rand {
 	__u64 x;		/* xorshift state, nonzero */
 	__u64 ts;
 	unsigned ncpus;		/* events use CPUs up to ncpus + 5 */
-	bool all_types;		/* also the types only frecd makes (stack, trigger, gap) */
+	bool all_types;		/* also the types only frecd makes (trigger, gap) */
 	char strs[4][FREC_FILENAME_LEN];
 	unsigned nstr;
 };
@@ -440,9 +571,10 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 	s->ts += synth_below(s, 5000);
 	ev->ts = s->ts;
 	if (s->all_types) {
+		/* Stack events come only from stack records (synth_stack). */
 		do
 			ev->type = 1 + synth_below(s, FREC_EV__MAX - 1);
-		while (ev->type == FREC_EV_ESCAPE);
+		while (ev->type == FREC_EV_ESCAPE || ev->type == FREC_EV_STACK);
 	} else {
 		ev->type = 1 + synth_below(s, FREC_EV_LOST);
 	}
