@@ -28,6 +28,7 @@
 #include "frecd/snapshots.h"
 #include "frecd/stall.h"
 #include "frecd/status.h"
+#include "frecd/symbolizer.h"
 #include "frecd/trigger_setup.h"
 #include "frecd/triggers.h"
 
@@ -85,6 +86,19 @@ static void on_record(void *ctx, const void *data, size_t len)
 	if (d->trig && len >= sizeof(struct frec_rec_trigger) && h->type == FREC_EV_TRIGGER &&
 	    frecd_triggers__on_record(d->trig, data) != FRECD_TRIGGER_ACCEPTED)
 		return;
+	/* Stacks of a process after its exec, or of a new process under a
+	 * pid seen before, belong to a new image (its mappings are others):
+	 * before the record, so that the stacks after it see the new one. */
+	if (d->opts->symbolizer && len >= sizeof(*h)) {
+		if (h->type == FREC_EV_PROCESS_EXEC) {
+			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid);
+		} else if (h->type == FREC_EV_PROCESS_FORK && len >= sizeof(struct frec_rec_fork)) {
+			const struct frec_rec_fork *f = data;
+
+			if (f->child_tgid != f->parent_tgid)
+				frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
+		}
+	}
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;
@@ -505,6 +519,8 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->lost = frecd_drops__total(d->drops);
 	st->lost_by_cpu = frecd_drops__by_cpu(d->drops, &st->ncpus);
 	st->filtered = frecd_drops__filtered(d->drops);
+	st->stacks = d->opts->running ? d->opts->running->stacks : 0;
+	st->stack_capture_errors = frecd_drops__stack_errors(d->drops);
 	st->recursion_misses = frecd_recursion__total();
 	st->recursion_counted = frecd_recursion__counted();
 	frecd_snapshots__status(d->snaps, st);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,11 @@
 struct ksym {
 	__u64 addr;
 	__u32 name;		/* offset into names */
+	bool module;		/* "[module]" in kallsyms, also [bpf] and the like */
+};
+
+struct krange {
+	__u64 start, end;
 };
 
 struct frecd_ksyms {
@@ -18,6 +24,9 @@ struct frecd_ksyms {
 	char *names;
 	size_t names_len, names_cap;
 	bool readable;		/* some address was not 0 */
+	__u64 stext, etext;	/* the kernel's text, when kallsyms has both */
+	struct krange *mods;	/* modules' memory (/proc/modules), sorted */
+	size_t nmods;
 };
 
 static int hexval(char c)
@@ -109,6 +118,11 @@ static int parse_line(struct frecd_ksyms *ks, const char *p, const char *end)
 		ks->cap = cap;
 	}
 	ks->syms[ks->n].addr = addr;
+	ks->syms[ks->n].module = m > 0;
+	if (!m && n == 6 && !memcmp(name, "_stext", 6))
+		ks->stext = addr;
+	if (!m && n == 6 && !memcmp(name, "_etext", 6))
+		ks->etext = addr;
 	if (add_name(ks, name, n, mod, m, &ks->syms[ks->n].name))
 		return -ENOMEM;
 	ks->n++;
@@ -159,53 +173,123 @@ struct frecd_ksyms *frecd_ksyms__parse(const char *text, size_t len)
 	return ks;
 }
 
-struct frecd_ksyms *frecd_ksyms__load(const char *path)
+/* A whole proc file (its size says 0: read until EOF) into *buf. 0 or -errno. */
+static int read_all(const char *path, char **buf, size_t *len)
 {
-	struct frecd_ksyms *ks = NULL;
-	size_t len = 0, cap = 1 << 20;
-	char *buf = NULL, *p;
+	size_t cap = 1 << 20, n = 0;
+	char *b = NULL, *p;
 	ssize_t r;
-	int fd, err;
+	int fd, err = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
-	/* a proc file: its size is 0, read until EOF */
+		return -errno;
 	for (;;) {
-		if (!buf || len == cap) {
-			cap = buf ? cap * 2 : cap;
-			p = realloc(buf, cap);
+		if (!b || n == cap) {
+			cap = b ? cap * 2 : cap;
+			p = realloc(b, cap);
 			if (!p) {
-				err = ENOMEM;
-				goto out;
+				err = -ENOMEM;
+				break;
 			}
-			buf = p;
+			b = p;
 		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno;
-			goto out;
-		}
-		if (!r)
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			err = -errno;
+		if (r <= 0)
 			break;
-		len += r;
+		n += r;
+	}
+	close(fd);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+struct frecd_ksyms *frecd_ksyms__load(const char *path, const char *modules)
+{
+	struct frecd_ksyms *ks;
+	size_t len;
+	char *buf;
+	int err;
+
+	err = read_all(path, &buf, &len);
+	if (err) {
+		errno = -err;
+		return NULL;
 	}
 	ks = frecd_ksyms__parse(buf, len);
-	err = ks ? 0 : errno;
-out:
+	err = errno;
 	free(buf);
-	close(fd);
-	if (err)
+	if (!ks) {
 		errno = err;
+		return NULL;
+	}
+	/* the modules' extents, where module names may be given */
+	if (modules && !read_all(modules, &buf, &len)) {
+		err = frecd_ksyms__add_modules(ks, buf, len);
+		free(buf);
+		if (err) {
+			frecd_ksyms__free(ks);
+			errno = -err;
+			return NULL;
+		}
+	}
 	return ks;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct krange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int frecd_ksyms__add_modules(struct frecd_ksyms *ks, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *eol;
+
+	for (; p < end; p = eol + 1) {
+		char line[512], name[256], state[32];
+		unsigned long long size, addr;
+		struct krange *r;
+		size_t n;
+
+		eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		n = eol - p < (long)sizeof(line) - 1 ? (size_t)(eol - p) : sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		/* "name size refcount users state address [taint]" */
+		if (sscanf(line, "%255s %llu %*s %*s %31s %llx", name, &size, state, &addr) != 4 ||
+		    !addr || !size)
+			continue;
+		r = realloc(ks->mods, (ks->nmods + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		ks->mods = r;
+		ks->mods[ks->nmods].start = addr;
+		ks->mods[ks->nmods].end = addr + size;
+		ks->nmods++;
+	}
+	if (ks->nmods)
+		qsort(ks->mods, ks->nmods, sizeof(*ks->mods), cmp_range);
+	return 0;
 }
 
 void frecd_ksyms__free(struct frecd_ksyms *ks)
 {
 	if (!ks)
 		return;
+	free(ks->mods);
 	free(ks->syms);
 	free(ks->names);
 	free(ks);
@@ -242,6 +326,21 @@ int frecd_ksyms__lookup(const struct frecd_ksyms *ks, __u64 ip, const char **nam
 			lo = mid;
 		else
 			hi = mid;
+	}
+	/* Only where the symbols are known to reach: the kernel's text, or
+	 * a module's memory. An address past them (a BPF program, a module
+	 * loaded after kallsyms was read) would otherwise get the name of
+	 * whatever symbol comes before it. */
+	if (ks->syms[lo].module) {
+		size_t i;
+
+		for (i = 0; i < ks->nmods; i++)
+			if (ip >= ks->mods[i].start && ip < ks->mods[i].end)
+				break;
+		if (i == ks->nmods || ks->syms[lo].addr < ks->mods[i].start)
+			return -ENOENT;
+	} else if (ks->stext && ks->etext && (ip < ks->stext || ip >= ks->etext)) {
+		return -ENOENT;
 	}
 	*name = ks->names + ks->syms[lo].name;
 	*offset = ip - ks->syms[lo].addr;

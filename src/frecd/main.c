@@ -24,6 +24,7 @@
 #include "frecd/probes.h"
 #include "frecd/proc.h"
 #include "frecd/service.h"
+#include "frecd/symbolizer.h"
 #include "frecd/trigger_setup.h"
 
 #define EXIT_USAGE	2
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
 	struct frecd_bpf *bpf = NULL;
 	struct frecd_outdir *outdir = NULL;
 	struct frecd_service *svc = NULL;
+	struct frecd_symbolizer *sym = NULL;
 	char err[512], sz1[32], sz2[32], sz3[32], where[512];
 	__u64 ring_each = 0;
 	size_t ntgids = 0, i, n;
@@ -204,6 +206,18 @@ int main(int argc, char **argv)
 			  frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)), strerror(errno));
 		goto out;
 	}
+	/* Always there, idle until --stacks (now or after a reload) starts
+	 * it: kallsyms is read then, before the programs capture. */
+	sym = frecd_symbolizer__new(NULL);
+	if (!sym) {
+		log_error("cannot create the stack symbolizer: %s", strerror(errno));
+		goto out;
+	}
+	if (opts.stacks && (ret = frecd_symbolizer__start(sym))) {
+		log_error("cannot start the stack symbolizer's thread: %s", strerror(-ret));
+		goto out;
+	}
+	frec_recorder__set_symbolizer(rec, frecd_symbolizer__iface(sym));
 
 	if (stop_requested("before loading the BPF programs")) {
 		status = 0;
@@ -293,6 +307,7 @@ int main(int argc, char **argv)
 	dopts.running = &opts;
 	dopts.bpf = bpf;
 	dopts.triggers = triggers;
+	dopts.symbolizer = sym;
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;
@@ -349,6 +364,8 @@ out:
 	frecd_bpf__destroy(bpf);
 	frec_probes__free(probes);
 	frec_recorder__free(rec);
+	/* after the recorder, which calls it */
+	frecd_symbolizer__free(sym);
 	if (triggers) {
 		frecd_trigger_set__free(triggers);
 		free(triggers);

@@ -18,6 +18,7 @@
 #include "frecd/probes.h"
 #include "frecd/reload.h"
 #include "frecd/service.h"
+#include "frecd/symbolizer.h"
 #include "frecd/trigger_setup.h"
 
 int frecd_reload__init(struct frecd_reload_state *rs, const struct frecd_options *o,
@@ -317,6 +318,13 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		ret = set_filter(so, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
 		if (ret)
 			goto undo_probes;
+	}
+	/* The symbolizer reads kallsyms before the first stack arrives. */
+	if (p->next.stacks && so->dopts->symbolizer &&
+	    (ret = frecd_symbolizer__start(so->dopts->symbolizer))) {
+		snprintf(err, sizeof(err), "cannot start the stack symbolizer's thread: %s",
+			 strerror(-ret));
+		goto undo_probes;
 	}
 	if (p->stacks_changed) {
 		ret = set_stacks(so, p->next.stacks & FRECD_STACKS_OFFCPU, p->next.stack_depth, err,

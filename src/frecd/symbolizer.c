@@ -532,7 +532,7 @@ int frecd_symbolizer__start(struct frecd_symbolizer *s)
 
 	if (s->started)
 		return 0;
-	s->ksyms = frecd_ksyms__load(path);
+	s->ksyms = frecd_ksyms__load(path, s->opts.kallsyms ? NULL : FRECD_MODULES);
 	if (!s->ksyms)
 		log_warn("stacks: cannot read %s (%s): kernel frames are not named", path,
 			 strerror(errno));

@@ -37,9 +37,17 @@ static const char kallsyms_text[] =
 	"ffffffff81000200 D some_data\n"
 	"ffffffff81000300 W weak_fn\n"
 	"ffffffff81000300 T alias_of_weak\n"
+	"ffffffff81001000 T _etext\n"
 	"garbage line\n"
 	"ffffffffc0a01000 t mod_fn\t[nf_tables]\n"
+	"ffffffffc0c02000 t old_fn\t[gone]\n"
+	"ffffffffc0b00000 t bpf_prog_0123456789abcdef_x\t[bpf]\n"
 	"ffffffff81000080 T early_fn";	/* unsorted and no newline at the end */
+
+static const char modules_text[] =
+	"nf_tables 364544 0 - Live 0xffffffffc0a00000\n"
+	"bad line\n"
+	"zero 4096 0 - Live 0x0000000000000000\n";
 
 static void test_ksyms(void **state)
 {
@@ -50,7 +58,8 @@ static void test_ksyms(void **state)
 	assert_non_null(ks);
 	assert_true(frecd_ksyms__readable(ks));
 	/* data is left out, two names at one address count once */
-	assert_int_equal(frecd_ksyms__count(ks), 5);
+	assert_int_equal(frecd_ksyms__count(ks), 8);
+	assert_int_equal(frecd_ksyms__add_modules(ks, modules_text, strlen(modules_text)), 0);
 	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81000123ull, &name, &off), 0);
 	assert_string_equal(name, "do_nanosleep");
 	assert_int_equal(off, 0x23);
@@ -66,6 +75,17 @@ static void test_ksyms(void **state)
 	assert_string_equal(name, "mod_fn [nf_tables]");
 	assert_int_equal(off, 0x10);
 	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff80000000ull, &name, &off), -ENOENT);
+	/* past the kernel's text: not named after the last symbol in it */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81001000ull, &name, &off), -ENOENT);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffa0000000ull, &name, &off), -ENOENT);
+	/* a module's memory ends where /proc/modules says */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0a58fffull, &name, &off), 0);
+	assert_string_equal(name, "mod_fn [nf_tables]");
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0a59000ull, &name, &off), -ENOENT);
+	/* a module /proc/modules does not list (unloaded since) */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0c02010ull, &name, &off), -ENOENT);
+	/* a BPF program (no module extent): never named */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0b00010ull, &name, &off), -ENOENT);
 	frecd_ksyms__free(ks);
 }
 
@@ -89,7 +109,7 @@ static void test_ksyms_hidden(void **state)
 /* The real file parses, whatever the privileges. */
 static void test_ksyms_load(void **state)
 {
-	struct frecd_ksyms *ks = frecd_ksyms__load(FRECD_KALLSYMS);
+	struct frecd_ksyms *ks = frecd_ksyms__load(FRECD_KALLSYMS, FRECD_MODULES);
 	const char *name;
 	__u64 off;
 
@@ -97,10 +117,10 @@ static void test_ksyms_load(void **state)
 		skip();
 	if (frecd_ksyms__readable(ks)) {
 		assert_true(frecd_ksyms__count(ks) > 1000);
-		assert_int_equal(frecd_ksyms__lookup(ks, ~0ull, &name, &off), 0);
+		assert_int_equal(frecd_ksyms__lookup(ks, ~0ull, &name, &off), -ENOENT);
 	}
 	frecd_ksyms__free(ks);
-	assert_null(frecd_ksyms__load("/nonexistent/kallsyms"));
+	assert_null(frecd_ksyms__load("/nonexistent/kallsyms", NULL));
 	assert_int_equal(errno, ENOENT);
 }
 
@@ -352,7 +372,7 @@ static void test_symbolizer(void **state)
 	assert_int_equal(st.images, 3);
 	assert_int_equal(st.images_learned, 2);
 	assert_int_equal(st.images_failed, 1);
-	assert_int_equal(st.kernel_symbols, 5);
+	assert_int_equal(st.kernel_symbols, 8);
 	assert_true(st.files >= 1);
 	frecd_symbolizer__free(s);
 	unlink(ksyms);
