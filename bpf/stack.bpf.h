@@ -40,10 +40,15 @@
 #include "ring.bpf.h"
 
 const volatile __u32 stack_depth = FREC_DEFAULT_STACK_DEPTH;
+/*
+ * Frames of the kernel stack that are the tracing path itself (this
+ * program, bpf_trace_run*, the tracepoint's iterator), skipped by
+ * bpf_get_stack(): how many depends on the kernel's build, so frecd counts
+ * them in the first stacks it reads and writes this while the programs run
+ * (and into each new set before it loads). Not a knob: read-write data.
+ */
+__u32 stack_kskip = 0;
 
-#ifndef BPF_F_USER_STACK
-#define BPF_F_USER_STACK	(1ULL << 8)
-#endif
 
 /* A record and room for the most frames of both kinds after it. */
 #define STACK_REC_MAX	(sizeof(struct frec_rec_stack) + 2 * FREC_MAX_STACK_DEPTH * sizeof(__u64))
@@ -165,7 +170,7 @@ static __always_inline void stack_emit_offcpu(void *ctx, __u64 ts, __u32 tid, __
 	if (!s)
 		return;
 	STACK_REC(s)->flags = 0;
-	k = stack_capture(ctx, s, 0, 0, FREC_STACK_KERN_ERR);
+	k = stack_capture(ctx, s, 0, stack_kskip & BPF_F_SKIP_FIELD_MASK, FREC_STACK_KERN_ERR);
 	if (user)
 		u = stack_capture(ctx, s, k, BPF_F_USER_STACK, FREC_STACK_USER_ERR);
 	stack_output(s, ts, tid, tgid, k, u);

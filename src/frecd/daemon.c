@@ -63,6 +63,7 @@ struct frecd_daemon {
 	__u64 last_drain_ns;
 	__u64 gap_max_ns;		/* since start */
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
+	bool kskip_done;		/* the stacks' tracing frames were counted */
 };
 
 void frecd_daemon__signals(sigset_t *set)
@@ -73,6 +74,29 @@ void frecd_daemon__signals(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGUSR2);
+}
+
+/*
+ * The first kernel stack of a switch says how many frames the tracing path
+ * adds above __schedule (its build decides): the programs skip them from
+ * then on. The stacks before keep them: true frames, only more.
+ */
+static void count_kskip(struct frecd_daemon *d, const void *data, size_t len)
+{
+	const struct frec_rec_stack *r = data;
+	int skip;
+
+	if (!r->kframes || !d->opts->symbolizer || !d->opts->bpf ||
+	    len < sizeof(*r) + 8ull * r->kframes)
+		return;
+	d->kskip_done = true;
+	skip = frecd_symbolizer__kernel_skip(d->opts->symbolizer, r->ips, r->kframes);
+	if (skip < 0) {
+		log_debug("stacks: the tracing path was not found in a kernel stack; its frames stay");
+		return;
+	}
+	log_debug("stacks: the kernel stacks' first %d frames are the tracing path: skipped", skip);
+	frecd_bpf__set_kskip(d->opts->bpf, skip);
 }
 
 /* The ring buffer callback: one record, straight into the recorder (a
@@ -99,6 +123,8 @@ static void on_record(void *ctx, const void *data, size_t len)
 				frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
 		}
 	}
+	if (!d->kskip_done && h->type == FREC_EV_STACK && len >= sizeof(struct frec_rec_stack))
+		count_kskip(d, data, len);
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;

@@ -39,6 +39,7 @@ struct frecd_bpf {
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
 	__u64 swap_first, swap_last;	/* the last swap's hole, CLOCK_BOOTTIME */
+	__u32 kskip;			/* stack_kskip, for every set */
 };
 
 int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
@@ -180,6 +181,7 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	skel->rodata->kernel_version = frecd_kversion__get();
 	skel->rodata->stack_offcpu = opts->stack_offcpu;
 	skel->rodata->stack_depth = opts->stack_depth ? opts->stack_depth : FREC_DEFAULT_STACK_DEPTH;
+	skel->bss->stack_kskip = b->kskip;
 	ret = frecd_bpf_triggers__prepare(b->trig, skel, opts->triggers, opts->ntriggers, raw_tp,
 					  err, errlen);
 	if (ret)
@@ -463,6 +465,14 @@ fail:
 	frecd_log__replay_libbpf();
 	frec_bpf__destroy(skel);
 	return ret;
+}
+
+void frecd_bpf__set_kskip(struct frecd_bpf *b, __u32 skip)
+{
+	b->kskip = skip;
+	/* a plain store into the mapped data: the next capture takes it */
+	if (b->skel && b->skel->bss)
+		b->skel->bss->stack_kskip = skip;
 }
 
 static void undo_nothing(struct frecd_bpf *b, void *arg)

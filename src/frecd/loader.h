@@ -97,6 +97,11 @@ int frecd_bpf__reset_trigger(struct frecd_bpf *b, __u32 id);
  */
 int frecd_bpf__set_stacks(struct frecd_bpf *b, bool offcpu, __u32 depth, char *err,
 			  size_t errlen);
+/*
+ * The kernel frames of the tracing path the stack twins skip (bpf/stack.bpf.h:
+ * stack_kskip), now and in every set loaded later. Loop's thread.
+ */
+void frecd_bpf__set_kskip(struct frecd_bpf *b, __u32 skip);
 /* Who runs on each CPU since when (struct frec_oncpu, bpf/trigger.h), for
  * oncpu triggers; *n CPUs in out (at most the rings). -ENOENT when no oncpu
  * trigger is armed. Loop's thread. */

@@ -597,6 +597,22 @@ void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid)
 	pthread_mutex_unlock(&s->lock);
 }
 
+int frecd_symbolizer__kernel_skip(struct frecd_symbolizer *s, const __u64 *ips, __u32 n)
+{
+	const char *name;
+	__u64 off;
+	__u32 i;
+
+	for (i = 0; i < n && i < 8; i++) {
+		if (frecd_ksyms__lookup(s->ksyms, ips[i], &name, &off))
+			continue;
+		if (!strcmp(name, "__traceiter_sched_switch") ||
+		    !strcmp(name, "__bpf_trace_sched_switch"))
+			return i + 1;
+	}
+	return -ENOENT;
+}
+
 void frecd_symbolizer__stats(struct frecd_symbolizer *s, struct frecd_symbolizer_stats *st)
 {
 	memset(st, 0, sizeof(*st));

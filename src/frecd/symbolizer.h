@@ -76,6 +76,15 @@ const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s
  * (the old one stays for the stacks already recorded). */
 void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid);
 
+/*
+ * How many of the first frames of a sched_switch kernel stack (ips, n
+ * innermost first) are the tracing path (the program, bpf_trace_run*,
+ * the tracepoint's iterator): the frames up to the one in
+ * __traceiter_sched_switch or __bpf_trace_sched_switch. -ENOENT when
+ * that frame is not among the first few (or kallsyms is not readable).
+ */
+int frecd_symbolizer__kernel_skip(struct frecd_symbolizer *s, const __u64 *ips, __u32 n);
+
 void frecd_symbolizer__stats(struct frecd_symbolizer *s, struct frecd_symbolizer_stats *st);
 
 /* Wait until the helper has nothing queued (tests); 0 or -ETIMEDOUT. */
