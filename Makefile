@@ -37,7 +37,7 @@ EXTRA_CFLAGS ?=
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE \
 	-DFREC_VERSION='"$(FREC_VERSION)"' -Iinclude -Isrc -I$(OUTPUT) $(EXTRA_CFLAGS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LDLIBS_BPF = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+LDLIBS_BPF = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -llzma -lz
 LDLIBS_CORE := -lz -lpthread
 
 CORE_SRCS := $(sort $(wildcard src/core/*.c))

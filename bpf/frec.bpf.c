@@ -15,6 +15,9 @@
  * the verifier lets it dereference), the raw_tp set needs
  * bpf_probe_read_kernel() for each: see RD() in task.bpf.h.
  *
+ * With --stacks offcpu, frecd loads sched_switch's stack twin instead,
+ * which also writes the stacks of a thread that blocks (stack.bpf.h).
+ *
  * Program names start with "frec_" so that they can be told apart in
  * `bpftool prog show`; the kernel keeps only 15 characters of a name.
  */
@@ -28,6 +31,7 @@
 #include "filter_pid.bpf.h"
 #include "filter_self.bpf.h"
 #include "trigger_sched.bpf.h"
+#include "stack.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -35,6 +39,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * wakeup_threshold, filter_pids, kernel_version). */
 const volatile __u32 self_tgid = 0;		/* frecd: its events are left out but for switches */
 const volatile bool switch_has_state_arg = true; /* sched_switch has prev_state (5.18+) */
+const volatile bool stack_offcpu = false;	/* --stacks offcpu: a blocked prev's stacks */
 
 /*
  * Whether an event that concerns processes a and b (b == a when it concerns
@@ -55,7 +60,7 @@ static __always_inline bool skip(__u32 a, __u32 b)
  * into locals first thing, because clang 14 may otherwise emit a load through
  * a modified ctx pointer, which the verifier rejects.
  */
-static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig)
+static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig, const bool stk)
 {
 	bool preempt = ctx[0];
 	struct task_struct *prev = (void *)ctx[1];
@@ -67,7 +72,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	unsigned int state = switch_has_state_arg ? (unsigned int)ctx[3] : 0;
 	struct frec_rec_switch *r;
 	void *ring;
-	__u32 prev_tgid, next_tgid;
+	__u32 prev_pid, prev_tgid, next_tgid;
 	__u64 ts;
 
 	prev_tgid = RD(btf, prev, tgid);
@@ -89,7 +94,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 			trig_on_switch(0, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 		return 0;
 	}
-	r->prev_pid = RD(btf, prev, pid);
+	r->prev_pid = prev_pid = RD(btf, prev, pid);
 	r->prev_tgid = prev_tgid;
 	r->next_pid = RD(btf, next, pid);
 	r->next_tgid = next_tgid;
@@ -100,6 +105,12 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	read_comm(r->next_comm, next, btf);
 	ts = r->h.ts;
 	ring_submit(ring, r);
+	/* Stacks after the record they belong to (stack.bpf.h), in the
+	 * stack twins only (stk): even a knob's test would cost the default
+	 * programs instructions. frecd's own waits on its timer are left out. */
+	if (stk && stack_offcpu && prev_tgid != self_tgid &&
+	    switch_blocked(preempt, state, prev, btf))
+		stack_emit_offcpu(ctx, ts, prev_pid, prev_tgid, switch_has_user(prev, btf));
 	if (trig)
 		trig_on_switch(ts, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 	return 0;
@@ -284,7 +295,21 @@ SEC("raw_tp/" #tp)							\
 int frec_trig_raw_##name(__u64 *ctx)					\
 { const bool btf = false, trig = true; return call; }
 
-FREC_PROG_QUAD(sched_switch, switch, on_switch(ctx, btf, trig))
+/*
+ * sched_switch has twice as many: each of the four above and its stack twin
+ * (stk true, "frec_stk_*"), which also captures the stacks of a thread that
+ * blocks (--stacks offcpu). frecd loads one of the eight.
+ */
+#define FREC_PROG_STK(sec, name, btf_, trig_)				\
+SEC(sec)								\
+int frec_stk_##name(__u64 *ctx)						\
+{ const bool btf = btf_, trig = trig_, stk = true; return on_switch(ctx, btf, trig, stk); }
+
+FREC_PROG_QUAD(sched_switch, switch, on_switch(ctx, btf, trig, false))
+FREC_PROG_STK("tp_btf/sched_switch", switch, true, false)
+FREC_PROG_STK("raw_tp/sched_switch", raw_switch, false, false)
+FREC_PROG_STK("tp_btf/sched_switch", trig_switch, true, true)
+FREC_PROG_STK("raw_tp/sched_switch", trig_raw_switch, false, true)
 FREC_PROG_QUAD(sched_waking, waking, on_wake(ctx, FREC_EV_SCHED_WAKING, btf, trig))
 FREC_PROG_PAIR(sched_wakeup, wakeup, on_wake(ctx, FREC_EV_SCHED_WAKEUP, btf, false))
 FREC_PROG_QUAD(sched_wakeup_new, wakeup_new, on_wake(ctx, FREC_EV_SCHED_WAKEUP_NEW, btf, trig))

@@ -13,6 +13,9 @@
  * threshold. frecd's "triggers" and "trigger_state" maps are handed over
  * like the rings; "probe_triggers" says which triggers each id concerns.
  * With trig_kinds 0 none of it is loaded.
+ *
+ * Stacks (--stacks probes): each program has a stack twin that also writes
+ * the hit's user stack (probe_progs.bpf.h, stack.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -22,12 +25,14 @@
 #include "ring.bpf.h"
 #include "filter_self.bpf.h"
 #include "trigger.bpf.h"
+#include "stack.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Knobs, set before load (probe_attach.c). */
 const volatile __u32 nargs = 3;		/* integer arguments read at entry */
 const volatile __u32 self_pid = 0;	/* frecd: its own hits are never recorded */
+const volatile bool stack_probes = false;	/* --stacks probes: the user stack of each hit */
 /* libbpf 1.1's bpf_tracing.h stops at PARM5. */
 #if defined(__TARGET_ARCH_x86)
 #define FREC_PARM6(x) (__PT_REGS_CAST(x)->r9)
@@ -132,101 +137,14 @@ static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, _
 	return r;
 }
 
-SEC("uprobe")
-int frec_uprobe(struct pt_regs *ctx)
-{
-	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
-	struct frec_rec_probe *r;
-	void *ring;
-	__u64 ts = 0;
-	__u32 n = nargs;
+#define PROBE_STK		0
+#define PROBE_PROG(name)	frec_##name
+#include "probe_progs.bpf.h"
+#undef PROBE_STK
+#undef PROBE_PROG
 
-	r = reserve(&ring, FREC_EV_UPROBE, id);
-	if (!r) {
-		if (PROBE_TRIGGERS)
-			on_hit(id, false, PT_REGS_PARM1(ctx), 0);
-		return 0;
-	}
-	if (n > FREC_MAX_PROBE_ARGS)
-		n = FREC_MAX_PROBE_ARGS;
-	r->nargs = n;
-	if (n > 0)
-		r->args[0] = PT_REGS_PARM1(ctx);
-	if (n > 1)
-		r->args[1] = PT_REGS_PARM2(ctx);
-	if (n > 2)
-		r->args[2] = PT_REGS_PARM3(ctx);
-	if (n > 3)
-		r->args[3] = PT_REGS_PARM4(ctx);
-	if (n > 4)
-		r->args[4] = PT_REGS_PARM5(ctx);
-	if (n > 5)
-		r->args[5] = FREC_PARM6(ctx);
-	ts = r->h.ts;
-	ring_submit(ring, r);
-	if (PROBE_TRIGGERS)
-		on_hit(id, false, PT_REGS_PARM1(ctx), ts);
-	return 0;
-}
-
-SEC("uretprobe")
-int frec_uretprobe(struct pt_regs *ctx)
-{
-	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
-	struct frec_rec_probe *r;
-	void *ring;
-	__u64 ts = 0;
-
-	r = reserve(&ring, FREC_EV_URETPROBE, id);
-	if (r) {
-		r->ret = (__s64)PT_REGS_RC(ctx);
-		ts = r->h.ts;
-		ring_submit(ring, r);
-	}
-	/* a return has no arguments: a probe trigger's value is 0 */
-	if (PROBE_TRIGGERS)
-		on_hit(id, true, 0, ts);
-	return 0;
-}
-
-SEC("usdt")
-int frec_usdt(struct pt_regs *ctx)
-{
-	__u32 id = (__u32)bpf_usdt_cookie(ctx);
-	struct frec_rec_probe *r;
-	long first = 0;
-	void *ring;
-	__u64 ts = 0;
-	int i, n;
-
-	r = reserve(&ring, FREC_EV_USDT, id);
-	if (!r) {
-		if (PROBE_TRIGGERS) {
-			if (bpf_usdt_arg_cnt(ctx) > 0)
-				bpf_usdt_arg(ctx, 0, &first);
-			on_hit(id, false, first, 0);
-		}
-		return 0;
-	}
-	n = bpf_usdt_arg_cnt(ctx);
-	if (n < 0)
-		n = 0;
-	if (n > FREC_MAX_PROBE_ARGS)
-		n = FREC_MAX_PROBE_ARGS;
-	r->nargs = n;
-	for (i = 0; i < FREC_MAX_PROBE_ARGS; i++) {
-		long v = 0;
-
-		if (i >= n)
-			break;
-		if (bpf_usdt_arg(ctx, i, &v) == 0)
-			r->args[i] = v;
-	}
-	if (PROBE_TRIGGERS)
-		first = n > 0 ? r->args[0] : 0;
-	ts = r->h.ts;
-	ring_submit(ring, r);
-	if (PROBE_TRIGGERS)
-		on_hit(id, false, first, ts);
-	return 0;
-}
+#define PROBE_STK		1
+#define PROBE_PROG(name)	frec_stk_##name
+#include "probe_progs.bpf.h"
+#undef PROBE_STK
+#undef PROBE_PROG

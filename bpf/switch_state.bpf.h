@@ -94,4 +94,38 @@ static __always_inline __u64 reported_state(bool preempt, unsigned int state,
 	return s - (s >> 1);
 }
 
+/*
+ * Whether prev left the CPU blocked, for --stacks offcpu: not preempted,
+ * sleeping (S or D: TASK_INTERRUPTIBLE or TASK_UNINTERRUPTIBLE), not in the
+ * idle wait of kernel threads (TASK_NOLOAD, with TASK_UNINTERRUPTIBLE: the
+ * I state) and not exiting (PF_EXITING, TASK_DEAD, an exit_state). These
+ * values have been the same since 4.14; they are #defines, absent from
+ * BTF, so they cannot be relocated like fields.
+ */
+#define TASK_INTERRUPTIBLE_	0x0001
+#define TASK_DEAD_		0x0080
+#define TASK_NOLOAD_		0x0400
+#define PF_EXITING_		0x00000004
+#define PF_KTHREAD_		0x00200000
+
+static __always_inline bool switch_blocked(bool preempt, unsigned int state,
+					   struct task_struct *prev, const bool btf)
+{
+	if (preempt)
+		return false;
+	if (!(state & (TASK_INTERRUPTIBLE_ | TASK_UNINTERRUPTIBLE_)) ||
+	    (state & (TASK_NOLOAD_ | TASK_DEAD_)))
+		return false;
+	if (RD(btf, prev, exit_state))
+		return false;
+	return !(RD(btf, prev, flags) & PF_EXITING_);
+}
+
+/* Whether prev has a user side whose stack can be read: not a kernel
+ * thread (they have no mm; a kernel thread borrowing one is still one). */
+static __always_inline bool switch_has_user(struct task_struct *prev, const bool btf)
+{
+	return !(RD(btf, prev, flags) & PF_KTHREAD_) && RD(btf, prev, mm);
+}
+
 #endif /* FREC_SWITCH_STATE_BPF_H */

@@ -20,6 +20,7 @@
 #include "frecd/caps.h"
 #include "frecd/check.h"
 #include "frecd/check_prog.h"
+#include "frecd/ksyms.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/recursion.h"
@@ -399,6 +400,8 @@ static bool check_programs(struct check *c, const struct frecd_options *o, bool 
 		.wakeup = o->wakeup,
 		.attach = o->attach,
 		.btf_path = o->btf_path,
+		.stack_offcpu = o->stacks & FRECD_STACKS_OFFCPU,
+		.stack_depth = o->stack_depth,
 	};
 	char err[512];
 	struct frecd_bpf *b;
@@ -472,6 +475,29 @@ static bool check_recursion(struct check *c)
 	return ok;
 }
 
+/*
+ * Can the kernel frames of --stacks be named: /proc/kallsyms shows
+ * addresses only to a reader with CAP_SYSLOG (and kptr_restrict below 2).
+ * Not needed to run: without it kernel frames stay unnamed.
+ */
+static bool check_kallsyms(struct check *c)
+{
+	struct frecd_ksyms *ks = frecd_ksyms__load(FRECD_KALLSYMS, NULL);
+	bool ok = frecd_ksyms__readable(ks);
+
+	if (!ks)
+		why(c, "kernel frames cannot be named: %s: %s", FRECD_KALLSYMS, strerror(errno));
+	else if (!ok)
+		why(c, "kernel frames cannot be named: %s shows no addresses without CAP_SYSLOG; run as root or add CAP_SYSLOG",
+		    FRECD_KALLSYMS);
+	else
+		why(c, "%zu kernel functions with their addresses: the kernel frames of --stacks are named",
+		    frecd_ksyms__count(ks));
+	frecd_ksyms__free(ks);
+	report(c, ok, "kallsyms");
+	return ok;
+}
+
 int frecd_check__run(const struct frecd_options *o, FILE *out)
 {
 	enum frecd_log_level level = frecd_log__level();
@@ -497,6 +523,7 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 	progs = check_programs(&c, o, btf != NULL, &progs_raw_tp);
 	check_triggers(&c, progs, progs_raw_tp);
 	check_recursion(&c);
+	check_kallsyms(&c);
 	frecd_log__set_level(level);
 
 	if (!caps)

@@ -28,6 +28,7 @@
 #include "frecd/snapshots.h"
 #include "frecd/stall.h"
 #include "frecd/status.h"
+#include "frecd/symbolizer.h"
 #include "frecd/trigger_setup.h"
 #include "frecd/triggers.h"
 
@@ -62,6 +63,7 @@ struct frecd_daemon {
 	__u64 last_drain_ns;
 	__u64 gap_max_ns;		/* since start */
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
+	bool kskip_done;		/* the stacks' tracing frames were counted */
 };
 
 void frecd_daemon__signals(sigset_t *set)
@@ -72,6 +74,29 @@ void frecd_daemon__signals(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGUSR2);
+}
+
+/*
+ * The first kernel stack of a switch says how many frames the tracing path
+ * adds above __schedule (its build decides): the programs skip them from
+ * then on. The stacks before keep them: true frames, only more.
+ */
+static void count_kskip(struct frecd_daemon *d, const void *data, size_t len)
+{
+	const struct frec_rec_stack *r = data;
+	int skip;
+
+	if (!r->kframes || !d->opts->symbolizer || !d->opts->bpf ||
+	    len < sizeof(*r) + 8ull * r->kframes)
+		return;
+	d->kskip_done = true;
+	skip = frecd_symbolizer__kernel_skip(d->opts->symbolizer, r->ips, r->kframes);
+	if (skip < 0) {
+		log_debug("stacks: the tracing path was not found in a kernel stack; its frames stay");
+		return;
+	}
+	log_debug("stacks: the kernel stacks' first %d frames are the tracing path: skipped", skip);
+	frecd_bpf__set_kskip(d->opts->bpf, skip);
 }
 
 /* The ring buffer callback: one record, straight into the recorder (a
@@ -85,6 +110,21 @@ static void on_record(void *ctx, const void *data, size_t len)
 	if (d->trig && len >= sizeof(struct frec_rec_trigger) && h->type == FREC_EV_TRIGGER &&
 	    frecd_triggers__on_record(d->trig, data) != FRECD_TRIGGER_ACCEPTED)
 		return;
+	/* Stacks of a process after its exec, or of a new process under a
+	 * pid seen before, belong to a new image (its mappings are others):
+	 * before the record, so that the stacks after it see the new one. */
+	if (d->opts->symbolizer && len >= sizeof(*h)) {
+		if (h->type == FREC_EV_PROCESS_EXEC) {
+			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid);
+		} else if (h->type == FREC_EV_PROCESS_FORK && len >= sizeof(struct frec_rec_fork)) {
+			const struct frec_rec_fork *f = data;
+
+			if (f->child_tgid != f->parent_tgid)
+				frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
+		}
+	}
+	if (!d->kskip_done && h->type == FREC_EV_STACK && len >= sizeof(struct frec_rec_stack))
+		count_kskip(d, data, len);
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;
@@ -505,6 +545,8 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->lost = frecd_drops__total(d->drops);
 	st->lost_by_cpu = frecd_drops__by_cpu(d->drops, &st->ncpus);
 	st->filtered = frecd_drops__filtered(d->drops);
+	st->stacks = d->opts->running ? d->opts->running->stacks : 0;
+	st->stack_capture_errors = frecd_drops__stack_errors(d->drops);
 	st->recursion_misses = frecd_recursion__total();
 	st->recursion_counted = frecd_recursion__counted();
 	frecd_snapshots__status(d->snaps, st);

@@ -38,6 +38,7 @@ struct frecd_options;
 struct frecd_outdir;
 struct frecd_service;
 struct frecd_status;
+struct frecd_symbolizer;
 struct frecd_trigger_set;
 
 /* How often the ring is drained when no threshold wakeup comes first. */
@@ -62,6 +63,9 @@ struct frecd_daemon_opts {
 	const struct frecd_options *running; /* as running: --keep, --keep-size, --on-snapshot */
 	struct frecd_bpf *bpf;		/* the trigger state and oncpu maps; may be NULL */
 	const struct frecd_trigger_set *triggers; /* --trigger at start; NULL: none */
+	/* --stacks: told of every exec and new process (a new image of its
+	 * user frames); NULL: none */
+	struct frecd_symbolizer *symbolizer;
 };
 
 /* The signals the loop handles; block them (in every thread) before any

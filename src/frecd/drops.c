@@ -138,9 +138,8 @@ const __u64 *frecd_drops__by_cpu(const struct frecd_drops *d, __u32 *ncpus)
 	return d->seen;
 }
 
-__u64 frecd_drops__filtered(struct frecd_drops *d)
+static __u64 counter_sum(struct frecd_drops *d, __u32 key)
 {
-	__u32 key = FREC_CNT_FILTERED;
 	__u64 sum = 0;
 	int cpu;
 
@@ -149,4 +148,14 @@ __u64 frecd_drops__filtered(struct frecd_drops *d)
 	for (cpu = 0; cpu < d->ncpus; cpu++)
 		sum += d->now[cpu];
 	return sum;
+}
+
+__u64 frecd_drops__filtered(struct frecd_drops *d)
+{
+	return counter_sum(d, FREC_CNT_FILTERED);
+}
+
+__u64 frecd_drops__stack_errors(struct frecd_drops *d)
+{
+	return counter_sum(d, FREC_CNT_STACK_ERR);
 }

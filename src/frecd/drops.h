@@ -34,5 +34,7 @@ __u64 frecd_drops__total(const struct frecd_drops *d);
 const __u64 *frecd_drops__by_cpu(const struct frecd_drops *d, __u32 *ncpus);
 /* Events the -p filter skipped since start (not losses). */
 __u64 frecd_drops__filtered(struct frecd_drops *d);
+/* Stack captures that failed since start (FREC_CNT_STACK_ERR), summed. */
+__u64 frecd_drops__stack_errors(struct frecd_drops *d);
 
 #endif /* FRECD_DROPS_H */

@@ -65,6 +65,11 @@ void elf_file__close(struct elf_file *ef)
 	free(ef);
 }
 
+Elf *elf_file__elf(const struct elf_file *ef)
+{
+	return ef->elf;
+}
+
 static Elf_Scn *find_section_type(const struct elf_file *ef, GElf_Word type, GElf_Shdr *shdr)
 {
 	Elf_Scn *scn = NULL;

@@ -6,7 +6,8 @@
  * the GNU build-id and the SystemTap USDT notes.
  *
  * Threads: whichever checks a probe (main's at start, the loop's on a
- * reload); one struct elf_file is not shared.
+ * reload) or learns a file's symbols (the stacks symbolizer's helper); one
+ * struct elf_file is not shared.
  */
 #ifndef FREC_ELF_FILE_H
 #define FREC_ELF_FILE_H
@@ -21,6 +22,10 @@ struct elf_file;
  * but not an executable or shared object (e.g. a .o or a core file). */
 struct elf_file *elf_file__open(const char *path);
 void elf_file__close(struct elf_file *ef);
+
+/* The libelf handle, for readers of more than this file offers
+ * (elf_syms.h); lives as long as ef. */
+struct Elf *elf_file__elf(const struct elf_file *ef);
 
 /* Has a .symtab section; without one only the dynamic symbols are known,
  * which is what "stripped" means to a user. */

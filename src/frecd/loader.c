@@ -20,6 +20,8 @@
 #include "frecd/recursion.h"
 
 #define MAX_LINKS	32
+/* sched_switch's stack twins (bpf/frec.bpf.c) */
+#define STK_PREFIX	FREC_PROG_PREFIX "stk_"
 
 struct frecd_bpf {
 	struct frec_bpf *skel;
@@ -37,6 +39,7 @@ struct frecd_bpf {
 	struct bpf_link *links[MAX_LINKS];
 	const struct bpf_program *progs[MAX_LINKS];
 	__u64 swap_first, swap_last;	/* the last swap's hole, CLOCK_BOOTTIME */
+	__u32 kskip;			/* stack_kskip, for every set */
 };
 
 int frecd_bpf__preflight(const struct frecd_bpf_opts *opts, char *err, size_t errlen)
@@ -137,12 +140,21 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	kinds = frecd_bpf_triggers__kinds(opts->triggers, opts->ntriggers);
 	bpf_object__for_each_program(prog, skel->obj) {
 		bool wanted = is_raw_tp(prog) == raw_tp;
+		const char *name = bpf_program__name(prog);
+		bool stk = !strncmp(name, STK_PREFIX, strlen(STK_PREFIX));
+		char plain[64];
 
 		if (!strcmp(tracepoint_of(prog), "sched_wakeup"))
 			wanted = wanted && opts->wakeup;
+		/* a stack twin (--stacks offcpu), or the program without */
+		if (stk) {
+			snprintf(plain, sizeof(plain), FREC_PROG_PREFIX "%s", name + strlen(STK_PREFIX));
+			name = plain;
+		}
+		if (!strcmp(tracepoint_of(prog), "sched_switch"))
+			wanted = wanted && stk == opts->stack_offcpu;
 		/* a trigger twin, or the plain program: one of each pair */
-		wanted = wanted && frecd_bpf_triggers__wanted(bpf_program__name(prog),
-							      tracepoint_of(prog), kinds);
+		wanted = wanted && frecd_bpf_triggers__wanted(name, tracepoint_of(prog), kinds);
 		bpf_program__set_autoload(prog, wanted);
 	}
 	if (reuse) {
@@ -167,6 +179,9 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	skel->rodata->filter_pids = opts->npids > 0;
 	skel->rodata->switch_has_state_arg = has_state;
 	skel->rodata->kernel_version = frecd_kversion__get();
+	skel->rodata->stack_offcpu = opts->stack_offcpu;
+	skel->rodata->stack_depth = opts->stack_depth ? opts->stack_depth : FREC_DEFAULT_STACK_DEPTH;
+	skel->bss->stack_kskip = b->kskip;
 	ret = frecd_bpf_triggers__prepare(b->trig, skel, opts->triggers, opts->ntriggers, raw_tp,
 					  err, errlen);
 	if (ret)
@@ -259,6 +274,8 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	b->rings_fd = b->counters_fd = b->filter_fd = -1;
 	b->has_state = has_state;
 	b->opts = *opts;
+	if (!b->opts.stack_depth)
+		b->opts.stack_depth = FREC_DEFAULT_STACK_DEPTH;
 	b->opts.pids = NULL;
 	b->opts.npids = 0;
 	b->opts.btf_path = NULL;
@@ -447,6 +464,54 @@ int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, 
 fail:
 	frecd_log__replay_libbpf();
 	frec_bpf__destroy(skel);
+	return ret;
+}
+
+void frecd_bpf__set_kskip(struct frecd_bpf *b, __u32 skip)
+{
+	b->kskip = skip;
+	/* a plain store into the mapped data: the next capture takes it */
+	if (b->skel && b->skel->bss)
+		b->skel->bss->stack_kskip = skip;
+}
+
+static void undo_nothing(struct frecd_bpf *b, void *arg)
+{
+}
+
+int frecd_bpf__set_stacks(struct frecd_bpf *b, bool offcpu, __u32 depth, char *err,
+			  size_t errlen)
+{
+	struct frecd_bpf_opts opts = b->opts;
+	struct frec_bpf *skel = NULL;
+	int ret;
+
+	b->swap_first = b->swap_last = 0;
+	if (!depth)
+		depth = FREC_DEFAULT_STACK_DEPTH;
+	if (depth > FREC_MAX_STACK_DEPTH) {
+		snprintf(err, errlen, "--stack-depth %u: at most %d", depth, FREC_MAX_STACK_DEPTH);
+		return -EINVAL;
+	}
+	/* The depth only matters to programs that capture. */
+	if (offcpu == b->opts.stack_offcpu && (!offcpu || depth == b->opts.stack_depth))
+		return 0;
+	/* Both knobs are read-only data: a new set, swapped in. */
+	opts.stack_offcpu = offcpu;
+	opts.stack_depth = depth;
+	opts.pids = frecd_bpf_filter__pids(b->filter, &opts.npids);
+	opts.triggers = frecd_bpf_triggers__table(b->trig, &opts.ntriggers);
+	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
+	if (ret) {
+		frecd_log__replay_libbpf();
+		frec_bpf__destroy(skel);
+		return ret;
+	}
+	ret = swap_in(b, skel, undo_nothing, NULL, err, errlen);
+	if (!ret) {
+		b->opts.stack_offcpu = offcpu;
+		b->opts.stack_depth = depth;
+	}
 	return ret;
 }
 

@@ -38,6 +38,11 @@ struct frecd_bpf_opts {
 	 * is loaded. The kinds armed are knobs: see set_triggers(). */
 	const struct frec_trigger_bpf *triggers;
 	__u32 ntriggers;
+	/* --stacks offcpu: the stacks of a thread that blocks, stack_depth
+	 * frames of each kind (1..FREC_MAX_STACK_DEPTH; 0: the default).
+	 * Off, none of the capture is loaded (bpf/stack.bpf.h). */
+	bool stack_offcpu;
+	__u32 stack_depth;
 };
 
 struct frecd_bpf;
@@ -84,6 +89,19 @@ int frecd_bpf__set_triggers(struct frecd_bpf *b, const struct frec_trigger_bpf *
 int frecd_bpf__take_trigger_state(struct frecd_bpf *b, struct frec_trigger_state *st, __u32 n);
 /* Zero trigger id's state (a reload gave the id another spec). */
 int frecd_bpf__reset_trigger(struct frecd_bpf *b, __u32 id);
+/*
+ * A reload's --stacks offcpu and --stack-depth: a new set of programs is
+ * loaded and swapped in, as set_filter() does (last_swap() reports the
+ * hole), when they differ from the running ones; on failure the old set
+ * stays. 0, or -errno with the cause in err. Loop's thread.
+ */
+int frecd_bpf__set_stacks(struct frecd_bpf *b, bool offcpu, __u32 depth, char *err,
+			  size_t errlen);
+/*
+ * The kernel frames of the tracing path the stack twins skip (bpf/stack.bpf.h:
+ * stack_kskip), now and in every set loaded later. Loop's thread.
+ */
+void frecd_bpf__set_kskip(struct frecd_bpf *b, __u32 skip);
 /* Who runs on each CPU since when (struct frec_oncpu, bpf/trigger.h), for
  * oncpu triggers; *n CPUs in out (at most the rings). -ENOENT when no oncpu
  * trigger is armed. Loop's thread. */

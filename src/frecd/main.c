@@ -24,6 +24,7 @@
 #include "frecd/probes.h"
 #include "frecd/proc.h"
 #include "frecd/service.h"
+#include "frecd/symbolizer.h"
 #include "frecd/trigger_setup.h"
 
 #define EXIT_USAGE	2
@@ -60,7 +61,8 @@ static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_
 	c->period_ns = opts.period_ns;
 	c->ring_bytes = opts.ring_bytes;
 	frecd_pids__summarize(c, tgids, ntgids);
-	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0);
+	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0) |
+		   frecd_stacks__config_flags(opts.stacks);
 }
 
 int main(int argc, char **argv)
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
 	struct frecd_bpf *bpf = NULL;
 	struct frecd_outdir *outdir = NULL;
 	struct frecd_service *svc = NULL;
+	struct frecd_symbolizer *sym = NULL;
 	char err[512], sz1[32], sz2[32], sz3[32], where[512];
 	__u64 ring_each = 0;
 	size_t ntgids = 0, i, n;
@@ -177,6 +180,8 @@ int main(int argc, char **argv)
 	bopts.btf_path = opts.btf_path;
 	bopts.triggers = triggers->bpf;
 	bopts.ntriggers = triggers->n;
+	bopts.stack_offcpu = opts.stacks & FRECD_STACKS_OFFCPU;
+	bopts.stack_depth = opts.stack_depth;
 	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		goto out;
@@ -201,6 +206,18 @@ int main(int argc, char **argv)
 			  frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)), strerror(errno));
 		goto out;
 	}
+	/* Always there, idle until --stacks (now or after a reload) starts
+	 * it: kallsyms is read then, before the programs capture. */
+	sym = frecd_symbolizer__new(NULL);
+	if (!sym) {
+		log_error("cannot create the stack symbolizer: %s", strerror(errno));
+		goto out;
+	}
+	if (opts.stacks && (ret = frecd_symbolizer__start(sym))) {
+		log_error("cannot start the stack symbolizer's thread: %s", strerror(-ret));
+		goto out;
+	}
+	frec_recorder__set_symbolizer(rec, frecd_symbolizer__iface(sym));
 
 	if (stop_requested("before loading the BPF programs")) {
 		status = 0;
@@ -243,6 +260,8 @@ int main(int argc, char **argv)
 			.ntriggers = triggers->n,
 			.triggers_fd = triggers->n ? frecd_bpf__triggers_fd(bpf) : -1,
 			.trigger_state_fd = triggers->n ? frecd_bpf__trigger_state_fd(bpf) : -1,
+			.stack_probes = opts.stacks & FRECD_STACKS_PROBES,
+			.stack_depth = opts.stack_depth,
 		};
 
 		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {
@@ -288,6 +307,7 @@ int main(int argc, char **argv)
 	dopts.running = &opts;
 	dopts.bpf = bpf;
 	dopts.triggers = triggers;
+	dopts.symbolizer = sym;
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;
@@ -344,6 +364,8 @@ out:
 	frecd_bpf__destroy(bpf);
 	frec_probes__free(probes);
 	frec_recorder__free(rec);
+	/* after the recorder, which calls it */
+	frecd_symbolizer__free(sym);
 	if (triggers) {
 		frecd_trigger_set__free(triggers);
 		free(triggers);

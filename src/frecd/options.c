@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <frec/snapshot.h>
 #include "frecd/options.h"
 #include "frecd/trigger_spec.h"
 
@@ -50,6 +51,8 @@ enum {
 	OPT_TRIGGER,
 	OPT_ON_SNAPSHOT,
 	OPT_ON_SNAPSHOT_TIMEOUT,
+	OPT_STACKS,
+	OPT_STACK_DEPTH,
 };
 
 static const struct option long_options[] = {
@@ -64,6 +67,8 @@ static const struct option long_options[] = {
 	{ "trigger",	required_argument, NULL, OPT_TRIGGER },
 	{ "on-snapshot", required_argument, NULL, OPT_ON_SNAPSHOT },
 	{ "on-snapshot-timeout", required_argument, NULL, OPT_ON_SNAPSHOT_TIMEOUT },
+	{ "stacks",	required_argument, NULL, OPT_STACKS },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 	{ "wakeup",	no_argument,	   NULL, OPT_WAKEUP },
 	{ "attach",	required_argument, NULL, OPT_ATTACH },
 	{ "btf",	required_argument, NULL, OPT_BTF },
@@ -91,6 +96,7 @@ void frecd_options__init(struct frecd_options *o)
 	o->period_ns = FRECD_DEFAULT_PERIOD_NS;
 	o->ring_bytes = FRECD_DEFAULT_RING_BYTES;
 	o->probe_args = FRECD_DEFAULT_PROBE_ARGS;
+	o->stack_depth = FREC_DEFAULT_STACK_DEPTH;
 	o->attach = FRECD_ATTACH_AUTO;
 	o->socket_path = FRECD_DEFAULT_SOCKET;
 	o->keep = FRECD_DEFAULT_KEEP;
@@ -304,6 +310,52 @@ static int add_trigger(struct frecd_options *o, const char *arg, char *err, size
 	return 0;
 }
 
+int frecd_parse_stacks(const char *list, __u32 *out, const char **bad, size_t *badlen)
+{
+	const char *p = list, *end;
+	bool none = false;
+	__u32 v = 0;
+	size_t n;
+
+	do {
+		end = strchr(p, ',');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n == 6 && !strncmp(p, "offcpu", n) && !none) {
+			v |= FRECD_STACKS_OFFCPU;
+		} else if (n == 6 && !strncmp(p, "probes", n) && !none) {
+			v |= FRECD_STACKS_PROBES;
+		} else if (n == 4 && !strncmp(p, "none", n) && !v && !none) {
+			none = true;
+		} else {
+			*bad = p;
+			*badlen = n;
+			return -EINVAL;
+		}
+		p = end + 1;
+	} while (end);
+	*out = v;
+	return 0;
+}
+
+const char *frecd_format_stacks(__u32 stacks)
+{
+	switch (stacks & (FRECD_STACKS_OFFCPU | FRECD_STACKS_PROBES)) {
+	case FRECD_STACKS_OFFCPU | FRECD_STACKS_PROBES:
+		return "offcpu,probes";
+	case FRECD_STACKS_OFFCPU:
+		return "offcpu";
+	case FRECD_STACKS_PROBES:
+		return "probes";
+	}
+	return "none";
+}
+
+__u32 frecd_stacks__config_flags(__u32 stacks)
+{
+	return (stacks & FRECD_STACKS_OFFCPU ? FREC_CFG_STACKS_OFFCPU : 0) |
+	       (stacks & FRECD_STACKS_PROBES ? FREC_CFG_STACKS_PROBES : 0);
+}
+
 static int parse_one(struct frecd_options *o, int c, const char *arg, char *err, size_t errlen)
 {
 	unsigned long long v;
@@ -389,6 +441,29 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 			return usage_error(err, errlen, "--probe-args '%s': use a number from 0 to %d",
 					   arg, FREC_MAX_PROBE_ARGS);
 		o->probe_args = v;
+		return 0;
+	case OPT_STACKS: {
+		const char *bad;
+		size_t badlen;
+
+		if (frecd_parse_stacks(arg, &o->stacks, &bad, &badlen)) {
+			if (!badlen)
+				return usage_error(err, errlen,
+						   "--stacks '%s': an empty item; use offcpu, probes, offcpu,probes or none",
+						   arg);
+			return usage_error(err, errlen,
+					   "--stacks '%s': '%.*s' is not offcpu, probes or none (which stands alone); use e.g. --stacks offcpu,probes",
+					   arg, (int)badlen, bad);
+		}
+		return 0;
+	}
+	case OPT_STACK_DEPTH:
+		ret = parse_uint(arg, FREC_MAX_STACK_DEPTH, &v);
+		if (ret || v < 1)
+			return usage_error(err, errlen,
+					   "--stack-depth '%s': use a number of frames from 1 to %d (default %d)",
+					   arg, FREC_MAX_STACK_DEPTH, FREC_DEFAULT_STACK_DEPTH);
+		o->stack_depth = v;
 		return 0;
 	case OPT_WAKEUP:
 		o->wakeup = true;
@@ -573,10 +648,17 @@ int frecd_options__set(struct frecd_options *o, const char *key, const char *val
 		       char *err, size_t errlen)
 {
 	const struct option *opt;
+	char name[64];
+	size_t i;
 	int b;
 
+	/* stack_depth and stack-depth are one key: files are often written
+	 * with underscores */
+	for (i = 0; key[i] && i < sizeof(name) - 1; i++)
+		name[i] = key[i] == '_' ? '-' : key[i];
+	name[i] = '\0';
 	for (opt = long_options; opt->name; opt++)
-		if (!strcmp(opt->name, key))
+		if (!strcmp(opt->name, name))
 			break;
 	if (!opt->name)
 		return usage_error(err, errlen,
@@ -645,6 +727,11 @@ void frecd_options__usage(FILE *out)
 "                       FREC_REASON set; its output goes to frecd's log\n"
 "      --on-snapshot-timeout DUR  kill PROGRAM after this long: seconds, or\n"
 "                       a number with s or ms (default 60)\n"
+"      --stacks LIST    also capture stacks, a comma list: offcpu (the kernel\n"
+"                       and user stacks of a thread that blocks), probes (the\n"
+"                       user stack at each --probe hit), or none (default).\n"
+"                       User stacks need frame pointers in the program\n"
+"      --stack-depth N  frames of each stack kind, 1-127 (default 64)\n"
 "      --wakeup         also record sched_wakeup (sched_waking is always on)\n"
 "      --attach MODE    auto (default): tp_btf, falling back to raw_tp;\n"
 "                       tp_btf or raw_tp to force one\n"
@@ -699,14 +786,15 @@ void frecd_options__usage(FILE *out)
 "CONFIGURATION FILE\n"
 "  One `key = value` a line; the keys are the long options without dashes:\n"
 "  output, window, max-size, period, ring-size, pid, probe, probe-args,\n"
-"  trigger, on-snapshot, on-snapshot-timeout, wakeup (yes/no), attach, btf,\n"
-"  keep, keep-size, socket, verbose (yes/no).\n"
+"  trigger, on-snapshot, on-snapshot-timeout, stacks, stack-depth, wakeup\n"
+"  (yes/no), attach, btf, keep, keep-size, socket, verbose (yes/no); an\n"
+"  underscore may stand for a dash (stack_depth).\n"
 "  pid, probe and trigger may be repeated. Lines starting with # are comments. The\n"
 "  file must be root's and not writable by group or others.\n"
 "  Command-line options override the file; -p, --probe and --trigger add\n"
 "  to it. SIGHUP reads the file again and applies pid, probe, probe-args,\n"
-"  trigger, on-snapshot, on-snapshot-timeout, wakeup, output, keep,\n"
-"  keep-size and verbose without losing the recorded window;\n"
+"  trigger, on-snapshot, on-snapshot-timeout, stacks, stack-depth, wakeup,\n"
+"  output, keep, keep-size and verbose without losing the recorded window;\n"
 "  the others need a restart. A file with an error is reported with its line\n"
 "  number and the running configuration stays.\n"
 "\n"

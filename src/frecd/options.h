@@ -28,6 +28,10 @@
 #define FRECD_DEFAULT_KEEP_BYTES	(1ull << 30)
 #define FRECD_DEFAULT_ON_SNAPSHOT_TIMEOUT_NS	(60ull * 1000000000)
 
+/* --stacks: which stacks are captured (bits; 0: none, the default). */
+#define FRECD_STACKS_OFFCPU	(1u << 0)	/* a thread that blocks: kernel and user */
+#define FRECD_STACKS_PROBES	(1u << 1)	/* a probe hit: user */
+
 enum frecd_attach {
 	FRECD_ATTACH_AUTO = 0,	/* tp_btf, falling back to raw_tp */
 	FRECD_ATTACH_TP_BTF,
@@ -49,6 +53,8 @@ struct frecd_options {
 	size_t ntriggers;
 	const char *on_snapshot;	/* --on-snapshot PROGRAM (absolute), NULL: none */
 	__u64 on_snapshot_timeout_ns;	/* --on-snapshot-timeout */
+	__u32 stacks;			/* --stacks: FRECD_STACKS_* */
+	__u32 stack_depth;		/* --stack-depth: frames of each kind */
 	bool wakeup;			/* --wakeup: record sched_wakeup too */
 	enum frecd_attach attach;	/* --attach */
 	const char *btf_path;		/* --btf: BTF for CO-RE when the kernel has none */
@@ -95,6 +101,15 @@ int frecd_options__set(struct frecd_options *o, const char *key, const char *val
  */
 int frecd_options__check(const struct frecd_options *o, const char **bad, char *err,
 			 size_t errlen);
+
+/* --stacks' LIST: "offcpu", "probes", "offcpu,probes", "none" into
+ * FRECD_STACKS_* bits. 0, or -EINVAL with *bad the word at fault (into
+ * list). */
+int frecd_parse_stacks(const char *list, __u32 *out, const char **bad, size_t *badlen);
+/* "offcpu,probes", "offcpu", "probes" or "none". */
+const char *frecd_format_stacks(__u32 stacks);
+/* The snapshot header's FREC_CFG_STACKS_* bits for FRECD_STACKS_* ones. */
+__u32 frecd_stacks__config_flags(__u32 stacks);
 
 /* "123", "64K", "16M", "1G" (binary multiples). 0 or -EINVAL / -ERANGE. */
 int frecd_parse_size(const char *s, __u64 *out);

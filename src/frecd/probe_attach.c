@@ -57,18 +57,22 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = id);
 	LIBBPF_OPTS(bpf_usdt_opts, sopts, .usdt_cookie = id);
+	/* the stack twins when they were loaded (--stacks probes) */
+	bool stk = skel->rodata->stack_probes;
 
 	switch (e->kind) {
 	case FREC_PROBE_UPROBE:
-		return bpf_program__attach_uprobe_opts(skel->progs.frec_uprobe, pid, e->path,
+		return bpf_program__attach_uprobe_opts(stk ? skel->progs.frec_stk_uprobe :
+						       skel->progs.frec_uprobe, pid, e->path,
 						       e->file_off, &uopts);
 	case FREC_PROBE_URETPROBE:
 		uopts.retprobe = true;
-		return bpf_program__attach_uprobe_opts(skel->progs.frec_uretprobe, pid, e->path,
+		return bpf_program__attach_uprobe_opts(stk ? skel->progs.frec_stk_uretprobe :
+						       skel->progs.frec_uretprobe, pid, e->path,
 						       e->file_off, &uopts);
 	case FREC_PROBE_USDT:
-		return bpf_program__attach_usdt(skel->progs.frec_usdt, pid, e->path, e->provider,
-						e->usdt_name, &sopts);
+		return bpf_program__attach_usdt(stk ? skel->progs.frec_stk_usdt : skel->progs.frec_usdt,
+						pid, e->path, e->provider, e->usdt_name, &sopts);
 	}
 	errno = EINVAL;
 	return NULL;
@@ -198,11 +202,23 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	skel->rodata->nargs = o.nargs;
 	skel->rodata->self_pid = o.self_pid;
 	skel->rodata->wakeup_threshold = frecd_bpf_rings__wakeup_threshold(o.ring_bytes);
+	skel->rodata->stack_probes = o.stack_probes;
+	skel->rodata->stack_depth = o.stack_depth && o.stack_depth <= FREC_MAX_STACK_DEPTH ?
+				    o.stack_depth : FREC_DEFAULT_STACK_DEPTH;
 	/* Load only what is used: fewer programs to verify, and a kernel
 	 * without USDT support still takes plain uprobes. */
-	bpf_program__set_autoload(skel->progs.frec_uprobe, has_kind(p, FREC_PROBE_UPROBE));
-	bpf_program__set_autoload(skel->progs.frec_uretprobe, has_kind(p, FREC_PROBE_URETPROBE));
-	bpf_program__set_autoload(skel->progs.frec_usdt, has_kind(p, FREC_PROBE_USDT));
+	bpf_program__set_autoload(skel->progs.frec_uprobe,
+				  !o.stack_probes && has_kind(p, FREC_PROBE_UPROBE));
+	bpf_program__set_autoload(skel->progs.frec_uretprobe,
+				  !o.stack_probes && has_kind(p, FREC_PROBE_URETPROBE));
+	bpf_program__set_autoload(skel->progs.frec_usdt,
+				  !o.stack_probes && has_kind(p, FREC_PROBE_USDT));
+	bpf_program__set_autoload(skel->progs.frec_stk_uprobe,
+				  o.stack_probes && has_kind(p, FREC_PROBE_UPROBE));
+	bpf_program__set_autoload(skel->progs.frec_stk_uretprobe,
+				  o.stack_probes && has_kind(p, FREC_PROBE_URETPROBE));
+	bpf_program__set_autoload(skel->progs.frec_stk_usdt,
+				  o.stack_probes && has_kind(p, FREC_PROBE_USDT));
 	/* The same rings as the scheduler's: frecd's maps replace ours before load. */
 	if (o.rings_fd >= 0 && (ret = bpf_map__reuse_fd(skel->maps.rings, o.rings_fd))) {
 		snprintf(err, errlen, "sharing frecd's ring buffers with the probes: %s", strerror(-ret));

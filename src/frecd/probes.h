@@ -13,6 +13,7 @@
 #ifndef FREC_PROBES_H
 #define FREC_PROBES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <frec/event.h>
@@ -37,6 +38,10 @@ struct frec_probes_attach_opts {
 	__u32 ntriggers;
 	int triggers_fd;
 	int trigger_state_fd;
+	/* --stacks probes: the user stack of each hit, stack_depth frames
+	 * (0: the default); off, none of the capture is loaded. */
+	bool stack_probes;
+	__u32 stack_depth;
 };
 
 struct frec_probes *frec_probes__new(void);

@@ -18,6 +18,7 @@
 #include "frecd/probes.h"
 #include "frecd/reload.h"
 #include "frecd/service.h"
+#include "frecd/symbolizer.h"
 #include "frecd/trigger_setup.h"
 
 int frecd_reload__init(struct frecd_reload_state *rs, const struct frecd_options *o,
@@ -134,6 +135,10 @@ static bool same_probes(const struct frecd_options *a, const struct frecd_option
 
 	if (a->nprobes != b->nprobes || a->probe_args != b->probe_args)
 		return false;
+	/* --stacks probes and its depth are the probe programs' knobs */
+	if ((a->stacks & FRECD_STACKS_PROBES) != (b->stacks & FRECD_STACKS_PROBES) ||
+	    ((a->stacks & FRECD_STACKS_PROBES) && a->stack_depth != b->stack_depth))
+		return false;
 	for (i = 0; i < a->nprobes; i++)
 		if (strcmp(a->probes[i], b->probes[i]))
 			return false;
@@ -174,7 +179,7 @@ static __u64 ring_bytes_each(const struct frecd_bpf *bpf)
 
 static int attach_probes(struct frec_probes *p, const struct frecd_service_opts *so,
 			 const struct frecd_trigger_set *t, const __u32 *tgids, size_t ntgids,
-			 __u32 nargs, int verbose, char *err, size_t errlen)
+			 const struct frecd_options *o, char *err, size_t errlen)
 {
 	struct frec_probes_attach_opts popts = {
 		.sz = sizeof(popts),
@@ -184,12 +189,14 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 		.pids = tgids,
 		.npids = ntgids,
 		.self_pid = getpid(),
-		.nargs = nargs,
-		.verbose = verbose,
+		.nargs = o->probe_args,
+		.verbose = o->verbose,
 		.triggers = t ? t->bpf : NULL,
 		.ntriggers = t ? t->n : 0,
 		.triggers_fd = t && t->n ? frecd_bpf__triggers_fd(so->bpf) : -1,
 		.trigger_state_fd = t && t->n ? frecd_bpf__trigger_state_fd(so->bpf) : -1,
+		.stack_probes = o->stacks & FRECD_STACKS_PROBES,
+		.stack_depth = o->stack_depth,
 	};
 
 	if (!frec_probes__count(p))
@@ -232,6 +239,21 @@ static int set_filter(const struct frecd_service_opts *so, const __u32 *tgids, s
 	int ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, wakeup, err, errlen);
 	__u64 first, last;
 
+	frecd_bpf__last_swap(so->bpf, &first, &last);
+	if (first)
+		mark_gap(so->rec, first, last);
+	return ret;
+}
+
+/* --stacks offcpu and --stack-depth: the scheduler programs are swapped
+ * when they change, which is marked as a gap like set_filter()'s. */
+static int set_stacks(const struct frecd_service_opts *so, bool offcpu, __u32 depth, char *err,
+		      size_t errlen)
+{
+	__u64 first, last;
+	int ret;
+
+	ret = frecd_bpf__set_stacks(so->bpf, offcpu, depth, err, errlen);
 	frecd_bpf__last_swap(so->bpf, &first, &last);
 	if (first)
 		mark_gap(so->rec, first, last);
@@ -297,6 +319,24 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		if (ret)
 			goto undo_probes;
 	}
+	/* The symbolizer reads kallsyms before the first stack arrives. */
+	if (p->next.stacks && so->dopts->symbolizer &&
+	    (ret = frecd_symbolizer__start(so->dopts->symbolizer))) {
+		snprintf(err, sizeof(err), "cannot start the stack symbolizer's thread: %s",
+			 strerror(-ret));
+		goto undo_probes;
+	}
+	if (p->stacks_changed) {
+		ret = set_stacks(so, p->next.stacks & FRECD_STACKS_OFFCPU, p->next.stack_depth, err,
+				 sizeof(err));
+		if (ret) {
+			if (p->filter_changed &&
+			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
+				       sizeof(ignored)))
+				log_error("reload: cannot put the previous -p filter back: %s", ignored);
+			goto undo_probes;
+		}
+	}
 	if (probes_changed) {
 		__u64 t0;
 
@@ -304,9 +344,12 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		frecd_daemon__flush(d);
 		t0 = frecd_clock__mono_ms();
 		ret = attach_probes(p->probes, so, p->triggers ? p->triggers : *so->triggers,
-				    p->tgids, p->ntgids, p->next.probe_args, p->next.verbose, err,
-				    sizeof(err));
+				    p->tgids, p->ntgids, &p->next, err, sizeof(err));
 		if (ret) {
+			if (p->stacks_changed &&
+			    set_stacks(so, cur->stacks & FRECD_STACKS_OFFCPU, cur->stack_depth,
+				       ignored, sizeof(ignored)))
+				log_error("reload: cannot put the previous --stacks back: %s", ignored);
 			if (p->filter_changed &&
 			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
 				       sizeof(ignored)))
@@ -333,6 +376,8 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		so->dopts->config.flags |= FREC_CFG_WAKEUP;
 	else
 		so->dopts->config.flags &= ~FREC_CFG_WAKEUP;
+	so->dopts->config.flags &= ~(FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES);
+	so->dopts->config.flags |= frecd_stacks__config_flags(p->next.stacks);
 	if (p->outdir) {
 		frecd_outdir__free(so->dopts->outdir);
 		so->dopts->outdir = p->outdir;
@@ -346,13 +391,13 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	frecd_config__free(*so->cfg);
 	*so->cfg = p->cfg;
 	p->cfg = NULL;
-	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s, -o %s, --keep %u, --keep-size %s",
+	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s, stacks %s, -o %s, --keep %u, --keep-size %s",
 		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
 		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
 		 *so->triggers ? (*so->triggers)->n : 0,
 		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
-		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
+		 frecd_format_stacks(cur->stacks), cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
 	plan_free(p);
 	return 0;
 
@@ -360,8 +405,8 @@ undo_probes:
 	if (probes_changed) {
 		char again[512];
 
-		if (attach_probes(p->old, so, *so->triggers, rs->tgids, rs->ntgids, cur->probe_args,
-				  cur->verbose, again, sizeof(again)))
+		if (attach_probes(p->old, so, *so->triggers, rs->tgids, rs->ntgids, cur, again,
+				  sizeof(again)))
 			log_error("reload: cannot attach the previous probes again: %s; restart frecd",
 				  again);
 	}
@@ -436,6 +481,8 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 			probes_changed = true;
 	}
 	p->filter_changed = pids_changed || p->next.wakeup != cur->wakeup;
+	p->stacks_changed = (p->next.stacks & FRECD_STACKS_OFFCPU) != (cur->stacks & FRECD_STACKS_OFFCPU) ||
+			    ((p->next.stacks & FRECD_STACKS_OFFCPU) && p->next.stack_depth != cur->stack_depth);
 	if (cur->debug_probes_only) {
 		/* The scheduler programs keep filtering everything out. */
 		p->filter_changed = false;

@@ -52,6 +52,7 @@ struct frecd_reload_plan {
 	__u32 tgids[FRECD_MAX_PIDS];
 	size_t ntgids;
 	bool filter_changed;
+	bool stacks_changed;		/* --stacks offcpu or its depth: new scheduler programs */
 	__u64 start_ms;
 };
 

@@ -52,8 +52,9 @@ struct frecd_ring {
 };
 
 /* Largest record the reader can take whole when it wraps; frec's largest
- * (struct frec_rec_exec) is 300 bytes. Larger ones are skipped, counted. */
-#define FRECD_RING_MAX_REC	1024
+ * is a stack with both kinds at FREC_MAX_STACK_DEPTH (2056 bytes). Larger
+ * ones are skipped, counted. */
+#define FRECD_RING_MAX_REC	4096
 
 void frecd_ring__init_mem(struct frecd_ring *r, unsigned long *consumer_pos,
 			  const unsigned long *producer_pos, const void *data, size_t size);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <frec/event.h>
 #include "frecd/daemon.h"
+#include "frecd/options.h"
 #include "frecd/status.h"
 
 #define LABEL	"%-13s "
@@ -88,6 +89,10 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 			"(Linux 5.12)\n", "recursion");
 	else
 		fprintf(out, LABEL "not known yet (no program attached)\n", "recursion");
+	fprintf(out, LABEL "%s: %llu captured, %llu distinct, %llu unstored, %llu orphaned, %llu capture errors\n",
+		"stacks", frecd_format_stacks(st->stacks), (unsigned long long)r->stacks,
+		(unsigned long long)r->stacks_distinct, (unsigned long long)r->stacks_unstored,
+		(unsigned long long)r->stacks_orphaned, (unsigned long long)st->stack_capture_errors);
 	fprintf(out, LABEL "every %u ms; longest wait %.1f ms, %llu waits over %u ms\n", "drain",
 		st->drain_period_ms, st->drain_gap_max_ns / 1e6,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
@@ -234,6 +239,11 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 		fprintf(out, "%llu,", (unsigned long long)st->recursion_misses);
 	else
 		fputs("null,", out);
+	fprintf(out, "\"stacks\":{\"enabled\":\"%s\",\"captured\":%llu,\"distinct\":%llu,\"unstored\":%llu,"
+		"\"orphaned\":%llu,\"capture_errors\":%llu},", frecd_format_stacks(st->stacks),
+		(unsigned long long)r->stacks, (unsigned long long)r->stacks_distinct,
+		(unsigned long long)r->stacks_unstored, (unsigned long long)r->stacks_orphaned,
+		(unsigned long long)st->stack_capture_errors);
 	fprintf(out, "\"drain\":{\"period_ms\":%u,\"max_wait_ns\":%llu,\"slow_waits\":%llu,\"slow_ms\":%u},",
 		st->drain_period_ms, (unsigned long long)st->drain_gap_max_ns,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);

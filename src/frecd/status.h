@@ -49,6 +49,11 @@ struct frecd_status {
 	__u64 recursion_misses;
 	int recursion_counted;
 
+	/* --stacks (FRECD_STACKS_*; 0: none) and the captures that failed in
+	 * the programs (FREC_CNT_STACK_ERR); the recorder's counts are in rec. */
+	__u32 stacks;
+	__u64 stack_capture_errors;
+
 	/* The event loop's drains: how often, and the longest wait between
 	 * two since start (a ring overflows when it fills within one). */
 	__u32 drain_period_ms;

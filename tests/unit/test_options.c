@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <frec/snapshot.h>
 #include "frecd/options.h"
 #include "frecd/snapname.h"
 
@@ -331,6 +332,51 @@ static void test_triggers(void **state)
 }
 
 /* The snapshot file names sort by time and never collide. */
+/* --stacks and --stack-depth, on the command line and as keys */
+static void test_stacks(void **state)
+{
+	assert_int_equal(parse(NULL), 0);
+	assert_int_equal(o.stacks, 0);
+	assert_int_equal(o.stack_depth, 64);
+	assert_string_equal(frecd_format_stacks(o.stacks), "none");
+	assert_int_equal(parse("--stacks", "offcpu", NULL), 0);
+	assert_int_equal(o.stacks, FRECD_STACKS_OFFCPU);
+	assert_int_equal(parse("--stacks", "probes,offcpu", "--stack-depth", "127", NULL), 0);
+	assert_int_equal(o.stacks, FRECD_STACKS_OFFCPU | FRECD_STACKS_PROBES);
+	assert_string_equal(frecd_format_stacks(o.stacks), "offcpu,probes");
+	assert_int_equal(o.stack_depth, 127);
+	assert_int_equal(frecd_stacks__config_flags(o.stacks),
+			 FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES);
+	/* the last --stacks wins, as for every option with one value */
+	assert_int_equal(parse("--stacks", "offcpu", "--stacks", "none", NULL), 0);
+	assert_int_equal(o.stacks, 0);
+	assert_int_equal(frecd_stacks__config_flags(o.stacks), 0);
+
+	assert_usage_error("--stacks 'offcpu,stack': 'stack' is not offcpu, probes or none (which stands alone); use e.g. --stacks offcpu,probes",
+			   "--stacks", "offcpu,stack");
+	assert_usage_error("--stacks 'none,probes': 'probes' is not offcpu, probes or none (which stands alone); use e.g. --stacks offcpu,probes",
+			   "--stacks", "none,probes");
+	assert_usage_error("--stacks 'offcpu,': an empty item; use offcpu, probes, offcpu,probes or none",
+			   "--stacks", "offcpu,");
+	assert_usage_error("--stacks '': an empty item; use offcpu, probes, offcpu,probes or none",
+			   "--stacks", "");
+	assert_usage_error("--stack-depth '0': use a number of frames from 1 to 127 (default 64)",
+			   "--stack-depth", "0");
+	assert_usage_error("--stack-depth '128': use a number of frames from 1 to 127 (default 64)",
+			   "--stack-depth", "128");
+	assert_usage_error("--stack-depth 'deep': use a number of frames from 1 to 127 (default 64)",
+			   "--stack-depth", "deep");
+
+	frecd_options__init(&o);
+	assert_int_equal(frecd_options__set(&o, "stacks", "probes", err, sizeof(err)), 0);
+	assert_int_equal(o.stacks, FRECD_STACKS_PROBES);
+	assert_int_equal(frecd_options__set(&o, "stack_depth", "8", err, sizeof(err)), 0);
+	assert_int_equal(o.stack_depth, 8);
+	assert_int_equal(frecd_options__set(&o, "stack-depth", "9", err, sizeof(err)), 0);
+	assert_int_equal(o.stack_depth, 9);
+	assert_int_equal(frecd_options__set(&o, "stacks", "all", err, sizeof(err)), -EINVAL);
+}
+
 static void test_snapshot_names(void **state)
 {
 	char a[FRECD_SNAPSHOT_NAME_MAX], b[FRECD_SNAPSHOT_NAME_MAX];
@@ -363,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_debug_options),
 		cmocka_unit_test(test_snapshot_names),
 		cmocka_unit_test(test_triggers),
+		cmocka_unit_test(test_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/sysmacros.h>
+#include "frecd/elf_file.h"
+#include "frecd/elf_syms.h"
+#include "frecd/ksyms.h"
+#include "frecd/log.h"
+#include "frecd/proc_maps.h"
+#include "frecd/symbolizer.h"
+
+#define QUEUE_CAP	256	/* images waiting for the helper */
+#define BUILD_ID_HEX	(2 * 64 + 1)	/* a build-id note is at most 64 bytes here */
+
+enum { IMG_QUEUED, IMG_READY, IMG_FAILED };
+
+/* One ELF file, immutable once cached (but for refs and the LRU links). */
+struct sfile {
+	struct sfile *hnext;
+	struct sfile *prev, *next;	/* the LRU of unmapped files, while refs == 0 */
+	__u64 dev, ino;
+	char build_id[BUILD_ID_HEX];
+	char *path;
+	struct elf_syms *syms;		/* NULL: not an ELF file we could read */
+	__u32 refs;			/* mappings of images that use it */
+	size_t bytes;
+};
+
+struct smap {
+	__u64 start, end, pgoff;
+	struct sfile *file;
+};
+
+/* One process image: what a tgid mapped between two execs. */
+struct simage {
+	struct simage *hnext;
+	struct simage *prev, *next;	/* the LRU of images */
+	__u32 tgid;
+	__u64 image;
+	int state;
+	bool current;			/* tgid's present image */
+	struct smap *maps;		/* sorted by start */
+	size_t nmaps;
+};
+
+struct qent {
+	__u32 tgid;
+	__u64 image;
+};
+
+struct frecd_symbolizer {
+	struct frec_symbolizer iface;
+	struct frecd_symbolizer_opts opts;
+	char proc[PATH_MAX];
+	struct frecd_ksyms *ksyms;	/* set by start(), before the helper runs */
+	bool started, stop;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake, idle;
+	/* under lock: */
+	struct simage **img_hash;
+	size_t img_mask, nimages;
+	struct simage img_lru;		/* sentinel: next is the least recently used */
+	__u64 next_image;
+	struct sfile **file_hash;
+	size_t file_mask, nfiles;
+	struct sfile file_lru;		/* unmapped files; next is the oldest */
+	size_t nunmapped;
+	__u64 unmapped_bytes, file_bytes;
+	struct qent queue[QUEUE_CAP];
+	size_t qhead, qtail;		/* qtail - qhead entries */
+	bool busy;			/* the helper works on one */
+	__u64 learned, failed;
+};
+
+/* --- lists and hashes (under lock) -------------------------------------- */
+
+#define LIST_INIT(head)		((head)->prev = (head)->next = (head))
+#define LIST_DEL(e)		do { (e)->prev->next = (e)->next; (e)->next->prev = (e)->prev; \
+				     (e)->prev = (e)->next = NULL; } while (0)
+#define LIST_ADD_TAIL(head, e)	do { (e)->prev = (head)->prev; (e)->next = (head); \
+				     (head)->prev->next = (e); (head)->prev = (e); } while (0)
+
+static size_t hash_u64(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+static struct simage **img_slot(struct frecd_symbolizer *s, __u32 tgid)
+{
+	return &s->img_hash[hash_u64(tgid) & s->img_mask];
+}
+
+static struct simage *img_find(struct frecd_symbolizer *s, __u32 tgid, __u64 image)
+{
+	struct simage *im;
+
+	for (im = *img_slot(s, tgid); im; im = im->hnext)
+		if (im->tgid == tgid && (image ? im->image == image : im->current))
+			return im;
+	return NULL;
+}
+
+static void file_put(struct frecd_symbolizer *s, struct sfile *f);
+
+static void img_free(struct frecd_symbolizer *s, struct simage *im)
+{
+	struct simage **pp;
+	size_t i;
+
+	for (pp = img_slot(s, im->tgid); *pp; pp = &(*pp)->hnext)
+		if (*pp == im) {
+			*pp = im->hnext;
+			break;
+		}
+	LIST_DEL(im);
+	for (i = 0; i < im->nmaps; i++)
+		file_put(s, im->maps[i].file);
+	free(im->maps);
+	free(im);
+	s->nimages--;
+}
+
+static struct sfile **file_slot(struct frecd_symbolizer *s, __u64 dev, __u64 ino)
+{
+	return &s->file_hash[hash_u64(dev * 0x9e3779b97f4a7c15ull ^ ino) & s->file_mask];
+}
+
+static struct sfile *file_find(struct frecd_symbolizer *s, __u64 dev, __u64 ino,
+			       const char *build_id)
+{
+	struct sfile *f;
+
+	for (f = *file_slot(s, dev, ino); f; f = f->hnext)
+		if (f->dev == dev && f->ino == ino && !strcmp(f->build_id, build_id))
+			return f;
+	return NULL;
+}
+
+static void file_destroy(struct sfile *f)
+{
+	elf_syms__free(f->syms);
+	free(f->path);
+	free(f);
+}
+
+/* Unmapped files beyond the limits go, oldest first. */
+static void files_trim(struct frecd_symbolizer *s)
+{
+	while (s->nunmapped && (s->nunmapped > s->opts.max_files ||
+				s->unmapped_bytes > s->opts.max_file_bytes)) {
+		struct sfile *f = s->file_lru.next, **pp;
+
+		for (pp = file_slot(s, f->dev, f->ino); *pp; pp = &(*pp)->hnext)
+			if (*pp == f) {
+				*pp = f->hnext;
+				break;
+			}
+		LIST_DEL(f);
+		s->nunmapped--;
+		s->unmapped_bytes -= f->bytes;
+		s->file_bytes -= f->bytes;
+		s->nfiles--;
+		file_destroy(f);
+	}
+}
+
+static void file_get(struct frecd_symbolizer *s, struct sfile *f)
+{
+	if (!f->refs++) {
+		LIST_DEL(f);
+		s->nunmapped--;
+		s->unmapped_bytes -= f->bytes;
+	}
+}
+
+static void file_put(struct frecd_symbolizer *s, struct sfile *f)
+{
+	if (--f->refs)
+		return;
+	LIST_ADD_TAIL(&s->file_lru, f);
+	s->nunmapped++;
+	s->unmapped_bytes += f->bytes;
+	files_trim(s);
+}
+
+/* --- the helper thread --------------------------------------------------- */
+
+struct learn_map {
+	__u64 start, end, pgoff, dev, ino;
+	char *path;
+};
+
+struct learn {
+	struct learn_map *maps;
+	size_t n, cap;
+};
+
+static int collect_map(const struct frecd_map *m, void *ctx)
+{
+	struct learn *l = ctx;
+	struct learn_map *lm;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct learn_map *p = realloc(l->maps, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->maps = p;
+		l->cap = cap;
+	}
+	lm = &l->maps[l->n];
+	lm->start = m->start;
+	lm->end = m->end;
+	lm->pgoff = m->pgoff;
+	lm->dev = makedev(m->dev_major, m->dev_minor);
+	lm->ino = m->inode;
+	lm->path = strndup(m->path, m->path_len);
+	if (!lm->path)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+/*
+ * The file a mapping of tgid shows, opened as the process sees it: its
+ * map_files entry is the mapped file itself (also deleted, also in
+ * another mount namespace); the path under its root is the fallback.
+ */
+static struct elf_file *open_mapped(struct frecd_symbolizer *s, __u32 tgid,
+				    const struct learn_map *lm)
+{
+	char path[PATH_MAX + 64];
+	struct elf_file *ef;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", s->proc, tgid,
+		 (unsigned long long)lm->start, (unsigned long long)lm->end);
+	ef = elf_file__open(path);
+	if (ef || errno == ENOEXEC || errno == EINVAL)
+		return ef;
+	snprintf(path, sizeof(path), "%s/%u/root%s", s->proc, tgid, lm->path);
+	return elf_file__open(path);
+}
+
+/* The cached file of one mapping (a reference taken), or NULL (ENOMEM). */
+static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struct learn_map *lm)
+{
+	char build_id[BUILD_ID_HEX] = "";
+	struct elf_file *ef;
+	struct sfile *f;
+
+	ef = open_mapped(s, tgid, lm);
+	if (ef)
+		elf_file__build_id(ef, build_id, sizeof(build_id));
+	pthread_mutex_lock(&s->lock);
+	f = file_find(s, lm->dev, lm->ino, build_id);
+	if (f)
+		file_get(s, f);
+	pthread_mutex_unlock(&s->lock);
+	if (f) {
+		elf_file__close(ef);
+		return f;
+	}
+	/* the symbols are read without the lock: the recorder never waits */
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(lm->path))) {
+		free(f);
+		elf_file__close(ef);
+		return NULL;
+	}
+	f->dev = lm->dev;
+	f->ino = lm->ino;
+	memcpy(f->build_id, build_id, sizeof(build_id));
+	f->syms = ef ? elf_syms__read(ef) : NULL;
+	f->bytes = sizeof(*f) + strlen(f->path) + (f->syms ? elf_syms__bytes(f->syms) : 0);
+	elf_file__close(ef);
+	f->refs = 1;
+	pthread_mutex_lock(&s->lock);
+	f->hnext = *file_slot(s, f->dev, f->ino);
+	*file_slot(s, f->dev, f->ino) = f;
+	s->nfiles++;
+	s->file_bytes += f->bytes;
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
+static int cmp_smap(const void *a, const void *b)
+{
+	const struct smap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Learn one image: without the lock but to look up and publish. */
+static void learn(struct frecd_symbolizer *s, __u32 tgid, __u64 image)
+{
+	struct learn l = { 0 };
+	struct smap *maps = NULL;
+	struct simage *im;
+	size_t i, n = 0;
+	bool still;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	im = img_find(s, tgid, image);
+	still = im && im->current;
+	pthread_mutex_unlock(&s->lock);
+	/* An image that is no longer tgid's present one: its maps are gone. */
+	ret = still ? frecd_maps__read(tgid, collect_map, &l) : -ESRCH;
+	if (!ret && l.n && !(maps = calloc(l.n, sizeof(*maps))))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < l.n; i++) {
+		struct sfile *f = file_of(s, tgid, &l.maps[i]);
+
+		if (!f) {
+			ret = -ENOMEM;
+			break;
+		}
+		maps[n].start = l.maps[i].start;
+		maps[n].end = l.maps[i].end;
+		maps[n].pgoff = l.maps[i].pgoff;
+		maps[n].file = f;
+		n++;
+	}
+	for (i = 0; i < l.n; i++)
+		free(l.maps[i].path);
+	free(l.maps);
+	if (n)
+		qsort(maps, n, sizeof(*maps), cmp_smap);
+
+	pthread_mutex_lock(&s->lock);
+	im = img_find(s, tgid, image);
+	if (im && im->state == IMG_QUEUED && !ret) {
+		im->maps = maps;
+		im->nmaps = n;
+		im->state = IMG_READY;
+		s->learned++;
+		maps = NULL;
+		n = 0;
+	} else {
+		if (im)
+			im->state = IMG_FAILED;
+		s->failed++;
+		log_debug("stacks: the mappings of process %u were not learned: %s", tgid,
+			  ret ? strerror(-ret) : "it exec'd or was forgotten meanwhile");
+	}
+	for (i = 0; i < n; i++)
+		file_put(s, maps[i].file);
+	pthread_mutex_unlock(&s->lock);
+	free(maps);
+}
+
+static void *helper_main(void *arg)
+{
+	struct frecd_symbolizer *s = arg;
+	struct qent q;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		if (s->qhead == s->qtail) {
+			pthread_cond_broadcast(&s->idle);
+			pthread_cond_wait(&s->wake, &s->lock);
+			continue;
+		}
+		q = s->queue[s->qhead++ % QUEUE_CAP];
+		s->busy = true;
+		pthread_mutex_unlock(&s->lock);
+		learn(s, q.tgid, q.image);
+		pthread_mutex_lock(&s->lock);
+		s->busy = false;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* --- the recorder's calls (loop's thread) -------------------------------- */
+
+static __u64 sym_image(void *ctx, __u32 tgid)
+{
+	struct frecd_symbolizer *s = ctx;
+	struct simage *im;
+	__u64 image;
+
+	pthread_mutex_lock(&s->lock);
+	im = img_find(s, tgid, 0);
+	if (im) {
+		LIST_DEL(im);
+		LIST_ADD_TAIL(&s->img_lru, im);
+		image = im->image;
+		goto out;
+	}
+	if (s->nimages >= s->opts.max_images)
+		img_free(s, s->img_lru.next);
+	image = ++s->next_image;
+	im = calloc(1, sizeof(*im));
+	if (!im)
+		goto out;	/* named by number, never learned: its frames stay addresses */
+	im->tgid = tgid;
+	im->image = image;
+	im->current = true;
+	im->hnext = *img_slot(s, tgid);
+	*img_slot(s, tgid) = im;
+	LIST_ADD_TAIL(&s->img_lru, im);
+	s->nimages++;
+	if (!s->started || s->qtail - s->qhead == QUEUE_CAP) {
+		im->state = IMG_FAILED;
+		s->failed++;
+		goto out;
+	}
+	im->state = IMG_QUEUED;
+	s->queue[s->qtail++ % QUEUE_CAP] = (struct qent){ .tgid = tgid, .image = image };
+	pthread_cond_signal(&s->wake);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return image;
+}
+
+static int sym_kernel(void *ctx, __u64 ip, const char **sym, __u64 *sym_offset)
+{
+	struct frecd_symbolizer *s = ctx;
+
+	return frecd_ksyms__lookup(s->ksyms, ip, sym, sym_offset);
+}
+
+static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_user_frame *out)
+{
+	struct frecd_symbolizer *s = ctx;
+	const struct smap *m = NULL;
+	struct simage *im;
+	size_t lo = 0, hi;
+	__u64 addr;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&s->lock);
+	im = img_find(s, tgid, image);
+	if (!im || im->state != IMG_READY || !im->nmaps)
+		goto out;
+	/* the last mapping starting at or below ip */
+	hi = im->nmaps;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (im->maps[mid].start <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	m = &im->maps[lo];
+	if (ip < m->start || ip >= m->end)
+		goto out;
+	/* The file outlives the call: only this thread frees images, and a
+	 * file goes only when no image maps it. */
+	out->path = m->file->path;
+	out->build_id = m->file->build_id;
+	out->file_offset = ip - m->start + m->pgoff;
+	out->sym = NULL;
+	out->sym_offset = 0;
+	if (m->file->syms &&
+	    !elf_syms__offset_to_addr(m->file->syms, out->file_offset, &addr) &&
+	    elf_syms__lookup(m->file->syms, addr, &out->sym, &out->sym_offset))
+		out->sym = NULL;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* --- the rest ------------------------------------------------------------- */
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 16;
+
+	while (p < n)
+		p *= 2;
+	return p;
+}
+
+struct frecd_symbolizer *frecd_symbolizer__new(const struct frecd_symbolizer_opts *opts)
+{
+	struct frecd_symbolizer *s;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (opts)
+		memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	if (!s->opts.max_images)
+		s->opts.max_images = FRECD_SYM_MAX_IMAGES;
+	if (!s->opts.max_files)
+		s->opts.max_files = FRECD_SYM_MAX_FILES;
+	if (!s->opts.max_file_bytes)
+		s->opts.max_file_bytes = FRECD_SYM_MAX_FILE_BYTES;
+	snprintf(s->proc, sizeof(s->proc), "%s", s->opts.proc ? s->opts.proc : "/proc");
+	s->opts.proc = NULL;
+	s->img_mask = pow2_at_least(s->opts.max_images) - 1;
+	s->file_mask = pow2_at_least(s->opts.max_files * 4) - 1;
+	s->img_hash = calloc(s->img_mask + 1, sizeof(*s->img_hash));
+	s->file_hash = calloc(s->file_mask + 1, sizeof(*s->file_hash));
+	if (!s->img_hash || !s->file_hash) {
+		free(s->img_hash);
+		free(s->file_hash);
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	LIST_INIT(&s->img_lru);
+	LIST_INIT(&s->file_lru);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->idle, NULL);
+	s->iface.ctx = s;
+	s->iface.image = sym_image;
+	s->iface.kernel = sym_kernel;
+	s->iface.user = sym_user;
+	return s;
+}
+
+int frecd_symbolizer__start(struct frecd_symbolizer *s)
+{
+	const char *path = s->opts.kallsyms ? s->opts.kallsyms : FRECD_KALLSYMS;
+	int ret;
+
+	if (s->started)
+		return 0;
+	s->ksyms = frecd_ksyms__load(path, s->opts.kallsyms ? NULL : FRECD_MODULES);
+	if (!s->ksyms)
+		log_warn("stacks: cannot read %s (%s): kernel frames are not named", path,
+			 strerror(errno));
+	else if (!frecd_ksyms__readable(s->ksyms))
+		log_warn("stacks: %s shows no addresses (frecd lacks CAP_SYSLOG): kernel frames are not named; run frecd as root or add CAP_SYSLOG",
+			 path);
+	else
+		log_debug("stacks: %zu kernel symbols from %s", frecd_ksyms__count(s->ksyms), path);
+	ret = pthread_create(&s->thread, NULL, helper_main, s);
+	if (ret)
+		return -ret;
+	pthread_mutex_lock(&s->lock);
+	s->started = true;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void frecd_symbolizer__free(struct frecd_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = true;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
+	}
+	while (s->nimages)
+		img_free(s, s->img_lru.next);
+	for (i = 0; i <= s->file_mask; i++)
+		while (s->file_hash[i]) {
+			struct sfile *f = s->file_hash[i];
+
+			s->file_hash[i] = f->hnext;
+			file_destroy(f);
+		}
+	frecd_ksyms__free(s->ksyms);
+	free(s->img_hash);
+	free(s->file_hash);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->idle);
+	free(s);
+}
+
+const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s)
+{
+	return &s->iface;
+}
+
+void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid)
+{
+	struct simage *im;
+
+	pthread_mutex_lock(&s->lock);
+	im = img_find(s, tgid, 0);
+	if (im)
+		im->current = false;
+	pthread_mutex_unlock(&s->lock);
+}
+
+int frecd_symbolizer__kernel_skip(struct frecd_symbolizer *s, const __u64 *ips, __u32 n)
+{
+	const char *name;
+	__u64 off;
+	__u32 i;
+
+	for (i = 0; i < n && i < 8; i++) {
+		if (frecd_ksyms__lookup(s->ksyms, ips[i], &name, &off))
+			continue;
+		if (!strcmp(name, "__traceiter_sched_switch") ||
+		    !strcmp(name, "__bpf_trace_sched_switch"))
+			return i + 1;
+	}
+	return -ENOENT;
+}
+
+void frecd_symbolizer__stats(struct frecd_symbolizer *s, struct frecd_symbolizer_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&s->lock);
+	st->images = s->nimages;
+	st->images_learned = s->learned;
+	st->images_failed = s->failed;
+	st->files = s->nfiles;
+	st->file_bytes = s->file_bytes;
+	pthread_mutex_unlock(&s->lock);
+	st->kernel_symbols = frecd_ksyms__count(s->ksyms);
+}
+
+int frecd_symbolizer__drain(struct frecd_symbolizer *s, unsigned int timeout_ms)
+{
+	struct timespec until;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&s->lock);
+	while (s->started && !ret && (s->qhead != s->qtail || s->busy))
+		ret = pthread_cond_timedwait(&s->idle, &s->lock, &until);
+	pthread_mutex_unlock(&s->lock);
+	return ret ? -ETIMEDOUT : 0;
+}

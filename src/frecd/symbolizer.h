@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Names for the frames of --stacks: frecd's struct frec_symbolizer, which
+ * the recorder calls (include/frec/recorder.h).
+ *
+ * Kernel frames: /proc/kallsyms, read once by frecd_symbolizer__start()
+ * (ksyms.h). User frames: a process's mappings are learned the first time
+ * one of its stacks arrives (image()), by a helper thread that reads
+ * /proc/PID/maps and, for each executable file it maps, opens the file
+ * through /proc/PID/map_files (or /proc/PID/root/PATH), so that files of
+ * other mount namespaces and deleted files are the ones the process runs,
+ * reads its build-id and its function symbols (elf_syms.h). Files are
+ * cached by (device, inode, build-id), shared by every process that maps
+ * them. An exec, or a new process under a pid seen before, starts a new
+ * image: the next stack learns it again. Images are kept after their
+ * process exits, so that generations sealed later still name its frames.
+ *
+ * Memory is bounded: at most max_images images (the least recently used
+ * goes, and its stacks are no longer named), and at most max_files files
+ * that no image maps, max_file_bytes of their symbols (least recently
+ * used first). Files that live images map are kept.
+ *
+ * Threads: new, start, free, exec and the recorder's calls (image, kernel,
+ * user) on the loop's thread; the helper thread is the symbolizer's own.
+ * The recorder's calls never read a file or wait for the helper: they take
+ * a mutex the helper holds only to publish what it learned.
+ */
+#ifndef FRECD_SYMBOLIZER_H
+#define FRECD_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <frec/recorder.h>
+
+#define FRECD_SYM_MAX_IMAGES	4096
+#define FRECD_SYM_MAX_FILES	256
+#define FRECD_SYM_MAX_FILE_BYTES	(256ull << 20)
+
+struct frecd_symbolizer_opts {
+	size_t sz;
+	__u32 max_images;		/* 0: FRECD_SYM_MAX_IMAGES */
+	__u32 max_files;		/* unmapped files kept, 0: FRECD_SYM_MAX_FILES */
+	__u64 max_file_bytes;		/* their symbols, 0: FRECD_SYM_MAX_FILE_BYTES */
+	const char *kallsyms;		/* NULL: /proc/kallsyms */
+	const char *proc;		/* NULL: /proc */
+};
+
+struct frecd_symbolizer_stats {
+	__u64 images;			/* images known now */
+	__u64 images_learned;		/* since start: mappings read */
+	__u64 images_failed;		/* the process was gone, unreadable, or the queue full */
+	__u64 files;			/* files cached now */
+	__u64 file_bytes;		/* their symbols */
+	__u64 kernel_symbols;		/* 0: kernel frames are not named */
+};
+
+struct frecd_symbolizer;
+
+/* NULL with errno set. Nothing is read and no thread runs before start(). */
+struct frecd_symbolizer *frecd_symbolizer__new(const struct frecd_symbolizer_opts *opts);
+/* Stops the helper (its file work in progress is finished first). */
+void frecd_symbolizer__free(struct frecd_symbolizer *s);
+
+/*
+ * Read kallsyms and start the helper: once (later calls return 0). 0, or
+ * -errno when the helper cannot start (kallsyms that cannot be read only
+ * leaves kernel frames unnamed, logged once).
+ */
+int frecd_symbolizer__start(struct frecd_symbolizer *s);
+
+/* The interface for frec_recorder__set_symbolizer(); lives as long as s. */
+const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s);
+
+/* tgid exec'd, or a new process got tgid: its next stack starts a new image
+ * (the old one stays for the stacks already recorded). */
+void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid);
+
+/*
+ * How many of the first frames of a sched_switch kernel stack (ips, n
+ * innermost first) are the tracing path (the program, bpf_trace_run*,
+ * the tracepoint's iterator): the frames up to the one in
+ * __traceiter_sched_switch or __bpf_trace_sched_switch. -ENOENT when
+ * that frame is not among the first few (or kallsyms is not readable).
+ */
+int frecd_symbolizer__kernel_skip(struct frecd_symbolizer *s, const __u64 *ips, __u32 n);
+
+void frecd_symbolizer__stats(struct frecd_symbolizer *s, struct frecd_symbolizer_stats *st);
+
+/* Wait until the helper has nothing queued (tests); 0 or -ETIMEDOUT. */
+int frecd_symbolizer__drain(struct frecd_symbolizer *s, unsigned int timeout_ms);
+
+#endif /* FRECD_SYMBOLIZER_H */

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * frecd's stack symbolizer and its parsers: kallsyms text, /proc/PID/maps
+ * lines, the function symbols of an ELF file (this test's own binary, a
+ * stripped copy, and a stripped copy with .gnu_debugdata made with objcopy
+ * and xz), and the symbolizer on this very process.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "frecd/elf_file.h"
+#include "frecd/elf_syms.h"
+#include "frecd/ksyms.h"
+#include "frecd/proc_maps.h"
+#include "frecd/symbolizer.h"
+
+/* A function whose name the tests look for; global, so that a stripped
+ * copy keeps it nowhere but in .gnu_debugdata. */
+__attribute__((noinline)) int frec_test_marker_fn(int x);
+__attribute__((noinline)) int frec_test_marker_fn(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 3 + 1;
+}
+
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t do_nanosleep\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 W weak_fn\n"
+	"ffffffff81000300 T alias_of_weak\n"
+	"ffffffff81001000 T _etext\n"
+	"garbage line\n"
+	"ffffffffc0a01000 t mod_fn\t[nf_tables]\n"
+	"ffffffffc0c02000 t old_fn\t[gone]\n"
+	"ffffffffc0b00000 t bpf_prog_0123456789abcdef_x\t[bpf]\n"
+	"ffffffff81000080 T early_fn";	/* unsorted and no newline at the end */
+
+static const char modules_text[] =
+	"nf_tables 364544 0 - Live 0xffffffffc0a00000\n"
+	"bad line\n"
+	"zero 4096 0 - Live 0x0000000000000000\n";
+
+static void test_ksyms(void **state)
+{
+	struct frecd_ksyms *ks = frecd_ksyms__parse(kallsyms_text, strlen(kallsyms_text));
+	const char *name;
+	__u64 off;
+
+	assert_non_null(ks);
+	assert_true(frecd_ksyms__readable(ks));
+	/* data is left out, two names at one address count once */
+	assert_int_equal(frecd_ksyms__count(ks), 8);
+	assert_int_equal(frecd_ksyms__add_modules(ks, modules_text, strlen(modules_text)), 0);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81000123ull, &name, &off), 0);
+	assert_string_equal(name, "do_nanosleep");
+	assert_int_equal(off, 0x23);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81000080ull, &name, &off), 0);
+	assert_string_equal(name, "early_fn");
+	assert_int_equal(off, 0);
+	/* past a data symbol: still the function before it */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81000250ull, &name, &off), 0);
+	assert_string_equal(name, "do_nanosleep");
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81000301ull, &name, &off), 0);
+	assert_string_equal(name, "weak_fn");
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0a01010ull, &name, &off), 0);
+	assert_string_equal(name, "mod_fn [nf_tables]");
+	assert_int_equal(off, 0x10);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff80000000ull, &name, &off), -ENOENT);
+	/* past the kernel's text: not named after the last symbol in it */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffff81001000ull, &name, &off), -ENOENT);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffa0000000ull, &name, &off), -ENOENT);
+	/* a module's memory ends where /proc/modules says */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0a58fffull, &name, &off), 0);
+	assert_string_equal(name, "mod_fn [nf_tables]");
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0a59000ull, &name, &off), -ENOENT);
+	/* a module /proc/modules does not list (unloaded since) */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0c02010ull, &name, &off), -ENOENT);
+	/* a BPF program (no module extent): never named */
+	assert_int_equal(frecd_ksyms__lookup(ks, 0xffffffffc0b00010ull, &name, &off), -ENOENT);
+	frecd_ksyms__free(ks);
+}
+
+/* Without CAP_SYSLOG every address reads 0: no names at all, not wrong ones. */
+static void test_ksyms_hidden(void **state)
+{
+	static const char text[] = "0000000000000000 T _stext\n"
+				   "0000000000000000 t do_nanosleep\n";
+	struct frecd_ksyms *ks = frecd_ksyms__parse(text, strlen(text));
+	const char *name;
+	__u64 off;
+
+	assert_non_null(ks);
+	assert_false(frecd_ksyms__readable(ks));
+	assert_int_equal(frecd_ksyms__count(ks), 0);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0x10, &name, &off), -ENOENT);
+	assert_int_equal(frecd_ksyms__lookup(ks, 0, &name, &off), -ENOENT);
+	frecd_ksyms__free(ks);
+}
+
+/* The real file parses, whatever the privileges. */
+static void test_ksyms_load(void **state)
+{
+	struct frecd_ksyms *ks = frecd_ksyms__load(FRECD_KALLSYMS, FRECD_MODULES);
+	const char *name;
+	__u64 off;
+
+	if (!ks)
+		skip();
+	if (frecd_ksyms__readable(ks)) {
+		assert_true(frecd_ksyms__count(ks) > 1000);
+		assert_int_equal(frecd_ksyms__lookup(ks, ~0ull, &name, &off), -ENOENT);
+	}
+	frecd_ksyms__free(ks);
+	assert_null(frecd_ksyms__load("/nonexistent/kallsyms", NULL));
+	assert_int_equal(errno, ENOENT);
+}
+
+#define PARSE(s, m) frecd_maps__parse_line(s, strlen(s), m)
+
+static void test_maps_lines(void **state)
+{
+	struct frecd_map m;
+
+	assert_int_equal(PARSE("7f2c1a028000-7f2c1a19d000 r-xp 00028000 fe:01 1835123                    /usr/lib/x86_64-linux-gnu/libc.so.6", &m), 0);
+	assert_int_equal(m.start, 0x7f2c1a028000ull);
+	assert_int_equal(m.end, 0x7f2c1a19d000ull);
+	assert_int_equal(m.pgoff, 0x28000);
+	assert_int_equal(m.dev_major, 0xfe);
+	assert_int_equal(m.dev_minor, 1);
+	assert_int_equal(m.inode, 1835123);
+	assert_true(m.exec);
+	assert_false(m.deleted);
+	assert_int_equal(m.path_len, strlen("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_memory_equal(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6", m.path_len);
+
+	assert_int_equal(PARSE("55d0c0a00000-55d0c0a01000 r-xp 00001000 08:02 42 /tmp/a b (deleted)", &m), 0);
+	assert_true(m.deleted);
+	assert_int_equal(m.path_len, strlen("/tmp/a b"));
+	assert_memory_equal(m.path, "/tmp/a b", m.path_len);
+
+	assert_int_equal(PARSE("7ffd3b1f2000-7ffd3b1f4000 r-xp 00000000 00:00 0                          [vdso]", &m), 0);
+	assert_int_equal(m.inode, 0);
+	assert_memory_equal(m.path, "[vdso]", m.path_len);
+	assert_int_equal(PARSE("7f0000000000-7f0000001000 rw-p 00000000 00:00 0", &m), 0);
+	assert_false(m.exec);
+	assert_int_equal(m.path_len, 0);
+
+	assert_int_equal(PARSE("", &m), -EINVAL);
+	assert_int_equal(PARSE("7f00-7e00 r-xp 00000000 00:00 0 /x", &m), -EINVAL);	/* end < start */
+	assert_int_equal(PARSE("7f00 r-xp 00000000 00:00 0 /x", &m), -EINVAL);
+	assert_int_equal(PARSE("7f00-7f10 r-xp 0000zz00 00:00 0 /x", &m), -EINVAL);
+	assert_int_equal(PARSE("7f00-7f10 r-x", &m), -EINVAL);
+	assert_int_equal(PARSE("11112222333344445-7f10 r-xp 0 00:00 0 /x", &m), -EINVAL);
+}
+
+struct find_ctx {
+	__u64 addr;
+	struct frecd_map m;
+	char path[PATH_MAX];
+	int found;
+};
+
+static int find_addr(const struct frecd_map *m, void *arg)
+{
+	struct find_ctx *f = arg;
+
+	if (f->addr < m->start || f->addr >= m->end)
+		return 0;
+	f->m = *m;
+	snprintf(f->path, sizeof(f->path), "%.*s", (int)m->path_len, m->path);
+	f->found++;
+	return 1;
+}
+
+/* This process's own maps: the marker function's address is in an
+ * executable mapping of this binary. */
+static void test_maps_self(void **state)
+{
+	struct find_ctx f = { .addr = (__u64)(uintptr_t)frec_test_marker_fn };
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	assert_int_equal(frecd_maps__read(getpid(), find_addr, &f), 1);
+	assert_int_equal(f.found, 1);
+	assert_true(f.m.exec);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_string_equal(f.path, exe);
+	assert_int_equal(frecd_maps__read(0x7fffffff, find_addr, &f), -ENOENT);
+}
+
+/* The name and offset elf_syms gives for the marker function's address + 5,
+ * in the file at path, or NULL. */
+static const char *marker_in(const char *path, unsigned int *sources, __u64 *off)
+{
+	struct find_ctx f = { .addr = (__u64)(uintptr_t)frec_test_marker_fn + 5 };
+	static char name[128];
+	struct elf_syms *s;
+	struct elf_file *ef;
+	const char *sym;
+	__u64 file_off, addr;
+
+	assert_int_equal(frecd_maps__read(getpid(), find_addr, &f), 1);
+	file_off = f.addr - f.m.start + f.m.pgoff;
+	ef = elf_file__open(path);
+	assert_non_null(ef);
+	s = elf_syms__read(ef);
+	elf_file__close(ef);
+	assert_non_null(s);
+	*sources = elf_syms__sources(s);
+	assert_int_equal(elf_syms__offset_to_addr(s, file_off, &addr), 0);
+	assert_int_equal(elf_syms__offset_to_addr(s, 1ull << 60, &addr), -ERANGE);
+	if (elf_syms__lookup(s, addr, &sym, off)) {
+		elf_syms__free(s);
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "%s", sym);
+	elf_syms__free(s);
+	return name;
+}
+
+static void test_elf_symtab(void **state)
+{
+	unsigned int sources;
+	const char *name;
+	__u64 off;
+
+	name = marker_in("/proc/self/exe", &sources, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "frec_test_marker_fn");
+	assert_int_equal(off, 5);
+	assert_true(sources & ELF_SYMS_SYMTAB);
+}
+
+static char tmpdir[] = "/tmp/frec-test-symbolizer-XXXXXX";
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/*
+ * Stripped copies of this binary: one bare, one with .gnu_debugdata that
+ * keeps the marker function, as distributions' MiniDebugInfo does. Made
+ * with binutils and xz; skipped where they are missing.
+ */
+static void test_elf_stripped(void **state)
+{
+	char bare[PATH_MAX], mini[PATH_MAX], exe[PATH_MAX];
+	unsigned int sources;
+	const char *name;
+	ssize_t n;
+	__u64 off;
+
+	/* the commands' own /proc/self/exe would be theirs */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	if (run("command -v objcopy >/dev/null && command -v strip >/dev/null && command -v xz >/dev/null"))
+		skip();
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(bare, sizeof(bare), "%s/bare", tmpdir);
+	snprintf(mini, sizeof(mini), "%s/mini", tmpdir);
+	assert_int_equal(run("strip --strip-all -o %s %s", bare, exe), 0);
+	assert_int_equal(run("cd %s && objcopy --strip-all --keep-symbol=frec_test_marker_fn %s debug "
+			     "&& xz -f debug && objcopy --add-section .gnu_debugdata=debug.xz bare mini",
+			     tmpdir, exe), 0);
+
+	/* no .symtab: .dynsym only, where the marker is not: not named */
+	name = marker_in(bare, &sources, &off);
+	assert_null(name);
+	assert_false(sources & ELF_SYMS_SYMTAB);
+	assert_false(sources & ELF_SYMS_DEBUGDATA);
+
+	name = marker_in(mini, &sources, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "frec_test_marker_fn");
+	assert_int_equal(off, 5);
+	assert_true(sources & ELF_SYMS_DEBUGDATA);
+	assert_false(sources & ELF_SYMS_SYMTAB);
+
+	/* a damaged .gnu_debugdata names nothing from it, and fails nothing */
+	assert_int_equal(run("cd %s && head -c 100 debug.xz > cut.xz && objcopy --add-section .gnu_debugdata=cut.xz bare cut",
+			     tmpdir), 0);
+	snprintf(mini, sizeof(mini), "%s/cut", tmpdir);
+	name = marker_in(mini, &sources, &off);
+	assert_null(name);
+	assert_false(sources & ELF_SYMS_DEBUGDATA);
+	run("rm -rf %s", tmpdir);
+}
+
+/* The symbolizer on this process, with a made-up kallsyms. */
+static void test_symbolizer(void **state)
+{
+	char ksyms[] = "/tmp/frec-test-kallsyms-XXXXXX";
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = ksyms };
+	__u64 ip = (__u64)(uintptr_t)frec_test_marker_fn + 3, img, img2, off;
+	const struct frec_symbolizer *iface;
+	struct frecd_symbolizer_stats st;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	char exe[PATH_MAX];
+	const char *name;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(ksyms);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(kallsyms_text, f);
+	fclose(f);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	iface = frecd_symbolizer__iface(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+	assert_int_equal(iface->kernel(iface->ctx, 0xffffffff81000105ull, &name, &off), 0);
+	assert_string_equal(name, "do_nanosleep");
+	assert_int_equal(off, 5);
+
+	img = iface->image(iface->ctx, getpid());
+	assert_true(img > 0);
+	/* the same image until an exec is seen */
+	assert_int_equal(iface->image(iface->ctx, getpid()), img);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	assert_string_equal(uf.path, exe);
+	assert_non_null(uf.sym);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	assert_int_equal(uf.sym_offset, 3);
+	assert_true(strlen(uf.build_id) == 0 || strlen(uf.build_id) >= 16);
+	/* not mapped at all */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, 8, &uf), -ENOENT);
+	/* an image never handed out */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img + 100, ip, &uf), -ENOENT);
+
+	/* an exec: a new image; the old one still names its frames */
+	frecd_symbolizer__new_image(s, getpid());
+	img2 = iface->image(iface->ctx, getpid());
+	assert_true(img2 != img);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img2, ip, &uf), 0);
+
+	/* a process that is gone: learned as failed, nothing named */
+	img = iface->image(iface->ctx, 0x7ffffffe);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, 0x7ffffffe, img, ip, &uf), -ENOENT);
+
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.images, 3);
+	assert_int_equal(st.images_learned, 2);
+	assert_int_equal(st.images_failed, 1);
+	assert_int_equal(st.kernel_symbols, 8);
+	assert_true(st.files >= 1);
+	frecd_symbolizer__free(s);
+	unlink(ksyms);
+}
+
+/* At most max_images images: the least recently used one goes. */
+static void test_symbolizer_bounded(void **state)
+{
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .max_images = 2,
+					   .kallsyms = "/nonexistent" };
+	__u64 ip = (__u64)(uintptr_t)frec_test_marker_fn, a, b;
+	const struct frec_symbolizer *iface;
+	struct frecd_symbolizer_stats st;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	const char *name;
+	__u64 off;
+
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	iface = frecd_symbolizer__iface(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+	/* no kallsyms: no kernel names */
+	assert_int_equal(iface->kernel(iface->ctx, 0xffffffff81000105ull, &name, &off), -ENOENT);
+	a = iface->image(iface->ctx, getpid());
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	b = iface->image(iface->ctx, 0x7ffffff0);
+	iface->image(iface->ctx, getpid());	/* a is used again: b is the oldest */
+	iface->image(iface->ctx, 0x7ffffff1);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.images, 2);
+	assert_int_equal(iface->user(iface->ctx, getpid(), a, ip, &uf), 0);
+	assert_int_equal(iface->user(iface->ctx, 0x7ffffff0, b, ip, &uf), -ENOENT);
+	frecd_symbolizer__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ksyms),
+		cmocka_unit_test(test_ksyms_hidden),
+		cmocka_unit_test(test_ksyms_load),
+		cmocka_unit_test(test_maps_lines),
+		cmocka_unit_test(test_maps_self),
+		cmocka_unit_test(test_elf_symtab),
+		cmocka_unit_test(test_elf_stripped),
+		cmocka_unit_test(test_symbolizer),
+		cmocka_unit_test(test_symbolizer_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
