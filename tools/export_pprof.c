@@ -305,21 +305,27 @@ static int write_profile(struct pprof *p, struct frec_offcpu *oc, const struct f
 
 		sample(p, r, frec_offcpu__stack(oc, r->stack));
 	}
-	for (i = 0; i < p->mappings.n; i++) {
-		const char *key = p->mappings.keys[i], *nl = strchr(key, '\n');
-		char path[4096];
+	/* pprof takes the first mapping listed for the main binary: the
+	 * files first, the kernel last */
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 0; i < p->mappings.n; i++) {
+			const char *key = p->mappings.keys[i], *nl = strchr(key, '\n');
+			char path[4096];
 
-		snprintf(path, sizeof(path), "%.*s", (int)(nl - key), key);
-		frec_pb__begin(&tail, PROFILE_MAPPING);
-		frec_pb__uint(&tail, MAPPING_ID, i + 1);
-		frec_pb__uint(&tail, MAPPING_MEMORY_START, 0);
-		frec_pb__uint(&tail, MAPPING_MEMORY_LIMIT, p->mappings.aux[i]);
-		frec_pb__uint(&tail, MAPPING_FILE_OFFSET, 0);
-		frec_pb__int(&tail, MAPPING_FILENAME, (int64_t)str_id(p, path));
-		if (nl[1])
-			frec_pb__int(&tail, MAPPING_BUILD_ID, (int64_t)str_id(p, nl + 1));
-		frec_pb__uint(&tail, MAPPING_HAS_FUNCTIONS, 1);
-		frec_pb__end(&tail);
+			snprintf(path, sizeof(path), "%.*s", (int)(nl - key), key);
+			if ((pass == 0) == !strcmp(path, "[kernel]"))
+				continue;
+			frec_pb__begin(&tail, PROFILE_MAPPING);
+			frec_pb__uint(&tail, MAPPING_ID, i + 1);
+			frec_pb__uint(&tail, MAPPING_MEMORY_START, 0);
+			frec_pb__uint(&tail, MAPPING_MEMORY_LIMIT, p->mappings.aux[i]);
+			frec_pb__uint(&tail, MAPPING_FILE_OFFSET, 0);
+			frec_pb__int(&tail, MAPPING_FILENAME, (int64_t)str_id(p, path));
+			if (nl[1])
+				frec_pb__int(&tail, MAPPING_BUILD_ID, (int64_t)str_id(p, nl + 1));
+			frec_pb__uint(&tail, MAPPING_HAS_FUNCTIONS, 1);
+			frec_pb__end(&tail);
+		}
 	}
 	for (i = 0; i < p->strings.n; i++)
 		frec_pb__string(&tail, PROFILE_STRING_TABLE, p->strings.keys[i]);
