@@ -24,6 +24,7 @@
 #include "export_walk.h"
 #include "debugsym.h"
 #include "frames.h"
+#include "intern.h"
 #include "offcpu.h"
 #include "out.h"
 #include "pb.h"
@@ -47,92 +48,11 @@ enum {
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
-/* A set of keys (strings, or tuples as strings) numbered in insertion
- * order from base. */
-struct intern {
-	char **keys;
-	size_t n, cap;
-	size_t *tab;		/* index + 1 */
-	size_t tcap;
-	__u64 *aux;		/* per key, for the caller (a mapping's limit) */
-};
-
-static __u64 hash_bytes(const char *s)
-{
-	__u64 h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static void intern_free(struct intern *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->keys[i]);
-	free(t->keys);
-	free(t->tab);
-	free(t->aux);
-}
-
-static int intern_rehash(struct intern *t)
-{
-	size_t ncap = t->tcap ? t->tcap * 2 : 256, i;
-	size_t *tab = calloc(ncap, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		size_t j = hash_bytes(t->keys[i]) & (ncap - 1);
-
-		while (tab[j])
-			j = (j + 1) & (ncap - 1);
-		tab[j] = i + 1;
-	}
-	free(t->tab);
-	t->tab = tab;
-	t->tcap = ncap;
-	return 0;
-}
-
-/* The index of key, added when new (*added); -ENOMEM. */
-static long intern_get(struct intern *t, const char *key, bool *added)
-{
-	size_t j;
-
-	*added = false;
-	if (2 * (t->n + 1) > t->tcap && intern_rehash(t))
-		return -ENOMEM;
-	for (j = hash_bytes(key) & (t->tcap - 1); t->tab[j]; j = (j + 1) & (t->tcap - 1))
-		if (!strcmp(t->keys[t->tab[j] - 1], key))
-			return (long)(t->tab[j] - 1);
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 64;
-		char **k = realloc(t->keys, ncap * sizeof(*k));
-		__u64 *a;
-
-		if (!k)
-			return -ENOMEM;
-		t->keys = k;
-		a = realloc(t->aux, ncap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		t->aux = a;
-		t->cap = ncap;
-	}
-	if (!(t->keys[t->n] = strdup(key)))
-		return -ENOMEM;
-	t->aux[t->n] = 0;
-	t->tab[j] = ++t->n;
-	*added = true;
-	return (long)(t->n - 1);
-}
-
 struct pprof {
-	struct intern strings;		/* string_table; "" is 0 */
-	struct intern mappings;		/* "path\nbuild_id" -> id - 1 */
-	struct intern functions;	/* "name\npath" -> id - 1 */
-	struct intern locations;	/* the frame's content -> id - 1 */
+	struct frec_intern strings;		/* string_table; "" is 0 */
+	struct frec_intern mappings;		/* "path\nbuild_id" -> id - 1 */
+	struct frec_intern functions;	/* "name\npath" -> id - 1 */
+	struct frec_intern locations;	/* the frame's content -> id - 1 */
 	struct frec_pb body;		/* samples, locations, functions */
 	int err;
 };
@@ -140,7 +60,7 @@ struct pprof {
 static __u64 str_id(struct pprof *p, const char *s)
 {
 	bool added;
-	long i = intern_get(&p->strings, s ? s : "", &added);
+	long i = frec_intern__get(&p->strings, s ? s : "", &added);
 
 	if (i < 0) {
 		p->err = -ENOMEM;
@@ -157,7 +77,7 @@ static __u64 mapping_id(struct pprof *p, const struct frec_frame *f)
 
 	snprintf(key, sizeof(key), "%s\n%s", f->module ? f->module : "[unknown]",
 		 f->build_id ? f->build_id : "");
-	i = intern_get(&p->mappings, key, &added);
+	i = frec_intern__get(&p->mappings, key, &added);
 	if (i < 0) {
 		p->err = -ENOMEM;
 		return 0;
@@ -175,7 +95,7 @@ static __u64 function_id(struct pprof *p, const struct frec_frame *f)
 
 	frec_frame__label(f, false, name, sizeof(name));
 	snprintf(key, sizeof(key), "%s\n%s", name, f->module ? f->module : "");
-	i = intern_get(&p->functions, key, &added);
+	i = frec_intern__get(&p->functions, key, &added);
 	if (i < 0) {
 		p->err = -ENOMEM;
 		return 0;
@@ -203,7 +123,7 @@ static __u64 location_id(struct pprof *p, const struct frec_frame *f)
 	snprintf(key, sizeof(key), "%s\n%llx\n%s\n%s\n%llx", f->sym ? f->sym : "",
 		 (unsigned long long)f->sym_offset, f->module ? f->module : "",
 		 f->build_id ? f->build_id : "", (unsigned long long)f->file_offset);
-	i = intern_get(&p->locations, key, &added);
+	i = frec_intern__get(&p->locations, key, &added);
 	if (i < 0) {
 		p->err = -ENOMEM;
 		return 0;
@@ -394,10 +314,10 @@ int frec_export_pprof__run(const char *path, const struct frec_export_opts *opts
 out_status:
 	frec_offcpu__free(oc);
 	frec_debugsym__free(ds);
-	intern_free(&p.strings);
-	intern_free(&p.mappings);
-	intern_free(&p.functions);
-	intern_free(&p.locations);
+	frec_intern__free(&p.strings);
+	frec_intern__free(&p.mappings);
+	frec_intern__free(&p.functions);
+	frec_intern__free(&p.locations);
 	frec_pb__fini(&p.body);
 	return rc;
 }
