@@ -5,7 +5,6 @@
 #include <string.h>
 #include "intern.h"
 
-
 static __u64 hash_bytes(const char *s)
 {
 	__u64 h = 1469598103934665603ull;
