@@ -58,7 +58,10 @@ struct frec_walk {
 	size_t kcap;
 	struct walk_stk *stk;		/* per event of evs */
 	size_t scap;
-	struct frec_map cpu_last;	/* cpu -> index + 1 of its last event in evs */
+	/* cpu -> index + 1 of its last event in evs: an array for the CPUs a
+	 * header may count, a map for the others (FREC_CPU_UNKNOWN) */
+	__u32 *cpu_last_arr;
+	struct frec_map cpu_last;
 	bool sorted_order;
 	bool gen_sorted;	/* this generation is sorted (sorted mode, not too big) */
 	__u64 unsorted_gens;	/* generations too big to sort, walked as recorded */
@@ -173,6 +176,7 @@ int frec_walk__close(struct frec_walk *w)
 	free(w->evs);
 	free(w->keys);
 	free(w->stk);
+	free(w->cpu_last_arr);
 	free(w->ahead);
 	free(w->threads);
 	frec_map__fini(&w->tidx);
@@ -450,6 +454,16 @@ static int pair_loaded(struct frec_walk *w, size_t n)
 		w->scap = ncap;
 	}
 	w->stk[n].k = w->stk[n].u = 0;
+	if (ev->cpu < FREC_MAX_CPUS) {
+		__u32 *l = &w->cpu_last_arr[ev->cpu];
+
+		if (*l && ev->type == FREC_EV_STACK && stack_of(&w->evs[*l - 1], ev)) {
+			w->stk[*l - 1].k = ev->stack.kstack;
+			w->stk[*l - 1].u = ev->stack.ustack;
+		}
+		*l = (__u32)n + 1;
+		return 0;
+	}
 	last = frec_map__put(&w->cpu_last, ev->cpu, &created);
 	if (!last)
 		return -ENOMEM;
@@ -469,6 +483,9 @@ static int load_gen(struct frec_walk *w)
 	w->pos = 0;
 	arena_reset(w);
 	frec_map__clear(&w->cpu_last);
+	if (!w->cpu_last_arr && !(w->cpu_last_arr = calloc(FREC_MAX_CPUS, sizeof(__u32))))
+		return -ENOMEM;
+	memset(w->cpu_last_arr, 0, FREC_MAX_CPUS * sizeof(__u32));
 	for (;;) {
 		struct frec_event *ev;
 
