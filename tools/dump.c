@@ -371,6 +371,8 @@ int cmd_dump(int argc, char **argv)
 			o.json = true;
 			break;
 		case OPT_DEBUG_DIR:
+			if (frec_opt__debug_dir("dump", optarg))
+				return FREC_EXIT_USAGE;
 			o.debug_dir = optarg;
 			break;
 		case 'h':

@@ -121,6 +121,8 @@ int cmd_export(int argc, char **argv)
 			stats = true;
 			break;
 		case OPT_DEBUG_DIR:
+			if (frec_opt__debug_dir("export", optarg))
+				return FREC_EXIT_USAGE;
 			o.debug_dir = optarg;
 			break;
 		case 'h':

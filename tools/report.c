@@ -373,6 +373,8 @@ int cmd_report(int argc, char **argv)
 			o.folded = true;
 			break;
 		case OPT_DEBUG_DIR:
+			if (frec_opt__debug_dir("report", optarg))
+				return FREC_EXIT_USAGE;
 			o.debug_dir = optarg;
 			break;
 		case 'h':

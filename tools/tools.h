@@ -106,6 +106,9 @@ int frec_opt__parse_u32(const char *s, __u32 *v);
  * (--help printed by usage(), or a usage error named on stderr). */
 int frec_opt__parse_json_file(int argc, char **argv, const char *cmd,
 			      void (*usage)(FILE *f), bool *json, const char **file);
+/* A --debug-dir that names no directory: said on stderr ("frec CMD: ..."),
+ * -1; else 0. */
+int frec_opt__debug_dir(const char *cmd, const char *dir);
 struct frec_out;
 /* "uprobe", "uretprobe", "usdt" */
 const char *frec_probe__kind_name(__u32 kind);
