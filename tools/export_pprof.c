@@ -231,8 +231,11 @@ static int write_profile(struct pprof *p, struct frec_offcpu *oc, const struct f
 		for (i = 0; i < p->mappings.n; i++) {
 			const char *key = p->mappings.keys[i], *nl = strchr(key, '\n');
 			char path[4096];
+			/* a path too long for the key lost its build-id */
+			const char *bid = nl ? nl + 1 : "";
+			size_t plen = nl ? (size_t)(nl - key) : strlen(key);
 
-			snprintf(path, sizeof(path), "%.*s", (int)(nl - key), key);
+			snprintf(path, sizeof(path), "%.*s", (int)plen, key);
 			if ((pass == 0) == !strcmp(path, "[kernel]"))
 				continue;
 			frec_pb__begin(&tail, PROFILE_MAPPING);
@@ -241,8 +244,8 @@ static int write_profile(struct pprof *p, struct frec_offcpu *oc, const struct f
 			frec_pb__uint(&tail, MAPPING_MEMORY_LIMIT, p->mappings.aux[i]);
 			frec_pb__uint(&tail, MAPPING_FILE_OFFSET, 0);
 			frec_pb__int(&tail, MAPPING_FILENAME, (int64_t)str_id(p, path));
-			if (nl[1])
-				frec_pb__int(&tail, MAPPING_BUILD_ID, (int64_t)str_id(p, nl + 1));
+			if (bid[0])
+				frec_pb__int(&tail, MAPPING_BUILD_ID, (int64_t)str_id(p, bid));
 			frec_pb__uint(&tail, MAPPING_HAS_FUNCTIONS, 1);
 			frec_pb__end(&tail);
 		}
