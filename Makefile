@@ -140,7 +140,7 @@ $(OUTPUT)/frecd: $(OUTPUT)/src/frecd/main.o $(OUTPUT)/libfrecd.a $(OUTPUT)/libfr
 
 $(OUTPUT)/frec: $(OUTPUT)/tools/main.o $(OUTPUT)/libfrectools.a $(OUTPUT)/libfrec.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_CORE) -lm -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_CORE) -lelf -lm -o $@
 
 # --- tests -----------------------------------------------------------------
 # Unit tests: cmocka, built and run under ASan and UBSan.

@@ -6,6 +6,8 @@ set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev
 libcmocka-dev pkg-config systemtap-sdt-dev protobuf-compiler mandoc
 python3 libclang-rt-14-dev valgrind"
+# go tool pprof, which the tests run on frec export --format pprof
+PKGS="$PKGS golang-go"
 [ "${FREC_DEPS_EXTRA:-}" ] && PKGS="$PKGS $FREC_DEPS_EXTRA"
 
 missing=""

@@ -93,5 +93,8 @@ extern const struct frec_analysis_ops frec_analysis_runqlat;	/* analysis_runqlat
 extern const struct frec_analysis_ops frec_analysis_calls;	/* analysis_calls.c */
 extern const struct frec_analysis_ops frec_analysis_losses;	/* analysis_losses.c */
 extern const struct frec_analysis_ops frec_analysis_triggers;	/* analysis_triggers.c */
+extern const struct frec_analysis_ops frec_analysis_offcpu;	/* analysis_offcpu.c */
+/* --folded: the off-CPU analysis's lines, instead of the report. 0 or -ENOMEM. */
+int frec_analysis_offcpu__folded(void *a, const struct frec_report_ctx *ctx, struct frec_out *o);
 
 #endif /* FREC_TOOLS_ANALYSIS_H */

@@ -11,8 +11,11 @@
  * Scripts parse this output: the order of keys is part of the interface.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "debugsym.h"
+#include "frames.h"
 #include "json.h"
 #include "out.h"
 #include "tools.h"
@@ -21,7 +24,7 @@
 void frec_dump__usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: frec dump [--json] FILE\n"
+		"Usage: frec dump [--json] [--debug-dir DIR] FILE\n"
 		"\n"
 		"Print every event of a snapshot, one a line, in time order, with the field\n"
 		"names of the kernel's tracepoints and thread names from the snapshot:\n"
@@ -48,7 +51,11 @@ void frec_dump__usage(FILE *f)
 		"                      was measured, ns for durations); suppressed=yes: count\n"
 		"                      firings that took no snapshot, the first at TS, the\n"
 		"                      worst (value_ns) on tid; cpu 4294967295 then\n"
-		"  stack               (written by later versions) its ids\n"
+		"\n"
+		"A blocking sched_switch (frecd --stacks offcpu: prev's stacks) and a probe hit\n"
+		"(--stacks probes) end with stack=F1;F2;... : the kernel frames, then the user\n"
+		"frames, innermost first, each sym+0xOFF, or module+0xOFFSET when not named\n"
+		"(0xADDR when the mapping is not known, [kernel] for an unnamed kernel frame).\n"
 		"\n"
 		"TS is CLOCK_BOOTTIME in seconds.nanoseconds. prev_state is printed as the\n"
 		"kernel prints it (R, S, D, R+, ...). Values hold no whitespace: spaces,\n"
@@ -56,7 +63,13 @@ void frec_dump__usage(FILE *f)
 		"\n"
 		"  -j, --json   one compact JSON object a line instead: \"ts\" (ns), \"cpu\",\n"
 		"               \"type\", then the same keys in the same order; prev_state is\n"
-		"               an integer, args an array of integers, suppressed a boolean\n"
+		"               an integer, args an array of integers, suppressed a boolean;\n"
+		"               \"stack\" a list of frames {\"sym\",\"sym_offset\",\"module\",\n"
+		"               \"file_offset\",\"build_id\"} (keys absent when they do not\n"
+		"               apply; \"addr\" for a frame of no known mapping)\n"
+		"      --debug-dir DIR\n"
+		"               name user frames the snapshot could not from DIR's\n"
+		"               .build-id/xx/yyyy.debug files (default /usr/lib/debug)\n"
 		"  -h, --help   this help\n");
 	frec_usage__exit_status(f);
 }
@@ -65,6 +78,7 @@ struct dumper {
 	struct frec_out *o;
 	struct frec_walk *w;
 	bool json;
+	struct frec_debugsym *ds;
 	char sw0[FREC_COMM_LEN + 8], sw1[FREC_COMM_LEN + 8];
 };
 
@@ -158,6 +172,37 @@ static void trigger_fields(struct dumper *d, const struct frec_event *ev)
 	kv_u64(d, "count", ev->trigger.count);
 }
 
+static void text_frames(struct dumper *d, const struct frec_stack *s, bool *first)
+{
+	struct frec_frame f;
+	char label[512];
+
+	for (__u32 i = 0; s && i < s->nframes; i++) {
+		if (!*first)
+			frec_out__char(d->o, ';');
+		*first = false;
+		frec_frame__resolve(&s->frames[i], d->ds, &f);
+		frec_text__str(d->o, frec_frame__label(&f, true, label, sizeof(label)), sizeof(label));
+	}
+}
+
+/* The stacks the event's stack event gave it, last on its line. */
+static void stack_field(struct dumper *d)
+{
+	const struct frec_stack *k, *u;
+	bool first = true;
+
+	if (!frec_walk__stacks(d->w, &k, &u))
+		return;
+	if (d->json) {
+		frec_stack__json(d->o, k, u, d->ds);
+		return;
+	}
+	key(d, "stack");
+	text_frames(d, k, &first);
+	text_frames(d, u, &first);
+}
+
 static void dump_event(struct dumper *d, const struct frec_event *ev)
 {
 	struct frec_out *o = d->o;
@@ -194,6 +239,7 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 		kv_comm(d, "next_comm", ev->sw.next_pid, ev->cpu, d->sw1);
 		kv_u64(d, "next_pid", ev->sw.next_pid);
 		kv_s64(d, "next_prio", ev->sw.next_prio);
+		stack_field(d);
 		break;
 	case FREC_EV_SCHED_WAKING:
 	case FREC_EV_SCHED_WAKEUP:
@@ -241,6 +287,7 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 	case FREC_EV_URETPROBE:
 	case FREC_EV_USDT:
 		probe_fields(d, ev);
+		stack_field(d);
 		break;
 	case FREC_EV_LOST:
 		if (!d->json)
@@ -261,11 +308,6 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 	case FREC_EV_TRIGGER:
 		trigger_fields(d, ev);
 		break;
-	case FREC_EV_STACK:
-		kv_u64(d, "pid", ev->tid);
-		kv_u64(d, "kstack", ev->stack.kstack);
-		kv_u64(d, "ustack", ev->stack.ustack);
-		break;
 	default:
 		kv_u64(d, "type_id", ev->type);
 		break;
@@ -285,8 +327,10 @@ int frec_dump__run(const char *path, const struct frec_dump_opts *opts, FILE *ou
 	d.w = frec_walk__open(path, &wo, err, &status);
 	if (!d.w)
 		return status;
-	d.o = frec_out__new(out, false);
+	d.ds = frec_debugsym__new(opts ? opts->debug_dir : NULL);
+	d.o = d.ds ? frec_out__new(out, false) : NULL;
 	if (!d.o) {
+		frec_debugsym__free(d.ds);
 		fprintf(err, "frec: %s\n", strerror(errno));
 		frec_walk__fail(d.w);
 		return frec_walk__close(d.w);
@@ -304,17 +348,45 @@ int frec_dump__run(const char *path, const struct frec_dump_opts *opts, FILE *ou
 			fprintf(err, "frec: writing the output: %s\n", strerror(-rc));
 		frec_walk__fail(d.w);
 	}
+	frec_debugsym__free(d.ds);
 	return frec_walk__close(d.w);
 }
 
 int cmd_dump(int argc, char **argv)
 {
+	enum { OPT_DEBUG_DIR = 0x100 };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct frec_dump_opts o = { 0 };
-	const char *file;
-	int rc;
+	int c;
 
-	rc = frec_opt__parse_json_file(argc, argv, "dump", frec_dump__usage, &o.json, &file);
-	if (rc >= 0)
-		return rc;
-	return frec_dump__run(file, &o, stdout, stderr);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case OPT_DEBUG_DIR:
+			if (frec_opt__debug_dir("dump", optarg))
+				return FREC_EXIT_USAGE;
+			o.debug_dir = optarg;
+			break;
+		case 'h':
+			frec_dump__usage(stdout);
+			return FREC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'frec dump --help'.\n");
+			return FREC_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "frec dump: expected one FILE, got %d; try 'frec dump --help'\n",
+			argc - optind);
+		return FREC_EXIT_USAGE;
+	}
+	return frec_dump__run(argv[optind], &o, stdout, stderr);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* frec export: option parsing and the output file; the formats are in
- * export_perfetto.c (and the files perfetto.h lists) and export_chrome.c,
+ * export_perfetto.c (and the files perfetto.h lists), export_chrome.c and
+ * export_pprof.c,
  * on top of export_walk.c and export_calls.c, which both share. The output
  * is an outfile.h file: a regular OUT is replaced only when the export
  * succeeds, or when it exits 3 (damaged generations skipped: the trace of
@@ -17,7 +18,8 @@
 void frec_export__usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: frec export --format perfetto|chrome [-o OUT] [--gzip] FILE\n"
+		"Usage: frec export --format perfetto|chrome|pprof [-o OUT] [--gzip]\n"
+		"                   [--debug-dir DIR] FILE\n"
 		"\n"
 		"Convert a snapshot for a trace viewer. Streams one generation at a time.\n"
 		"\n"
@@ -29,7 +31,10 @@ void frec_export__usage(FILE *f)
 		"            slices on their thread's track (arguments and return value as\n"
 		"            debug annotations, USDT and unpaired hits as instants), trigger\n"
 		"            firings as instants \"trigger NAME\" on their thread's track,\n"
-		"            and lost records marked on their CPU. Timestamps are\n"
+		"            and lost records marked on their CPU; with stacks (frecd\n"
+		"            --stacks offcpu) each blocking switch's stack as a perf\n"
+		"            sample on the blocked thread (flame graphs) and its kernel\n"
+		"            function as sched_blocked_reason. Timestamps are\n"
 		"            CLOCK_BOOTTIME.\n"
 		"  chrome    Chrome Trace Event Format JSON (chrome://tracing, Perfetto):\n"
 		"            process and thread names, \"running\" slices per thread and per\n"
@@ -37,19 +42,28 @@ void frec_export__usage(FILE *f)
 		"            a \"probes\" lane beside each thread, instants for fork, exec,\n"
 		"            exit, trigger firings (\"trigger NAME\" on the thread) and lost\n"
 		"            records. Timestamps in microseconds of BOOTTIME.\n"
+		"  pprof     off-CPU time by stack (frecd --stacks offcpu) as a gzipped\n"
+		"            profile.proto for go tool pprof: sample types blocks (count)\n"
+		"            and offcpu (nanoseconds, the default), one sample per thread\n"
+		"            and stack (labels tid, pid, comm), functions and mappings with\n"
+		"            their build-ids; always gzipped.\n"
 		"\n"
-		"  -f, --format FMT  perfetto or chrome (required)\n"
+		"  -f, --format FMT  perfetto, chrome or pprof (required)\n"
 		"  -o, --output OUT  write to OUT (default or '-': standard output, which\n"
 		"                    must not be a terminal for the binary format). A file\n"
 		"                    is replaced only at the end, and not if the export\n"
 		"                    fails; a device or FIFO is written to directly\n"
 		"  -z, --gzip        compress the output with gzip (both viewers open it)\n"
+		"      --debug-dir DIR\n"
+		"                    name user frames the snapshot could not from DIR's\n"
+		"                    .build-id/xx/yyyy.debug files (default /usr/lib/debug)\n"
 		"      --stats       print events, bytes and events/s on stderr when done\n"
 		"  -h, --help        this help\n"
 		"\n"
 		"EXAMPLES\n"
 		"  frec export --format perfetto -o snap.perfetto-trace snap.frec\n"
-		"  frec export --format chrome --gzip -o snap.json.gz snap.frec\n");
+		"  frec export --format chrome --gzip -o snap.json.gz snap.frec\n"
+		"  frec export --format pprof -o offcpu.pb.gz snap.frec && go tool pprof -top offcpu.pb.gz\n");
 	frec_usage__exit_status(f);
 }
 
@@ -63,12 +77,13 @@ static double now_s(void)
 
 int cmd_export(int argc, char **argv)
 {
-	enum { OPT_STATS = 0x100 };
+	enum { OPT_STATS = 0x100, OPT_DEBUG_DIR };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "gzip", no_argument, NULL, 'z' },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -88,8 +103,10 @@ int cmd_export(int argc, char **argv)
 				o.format = FREC_EXPORT_PERFETTO;
 			} else if (!strcmp(optarg, "chrome") || !strcmp(optarg, "json")) {
 				o.format = FREC_EXPORT_CHROME;
+			} else if (!strcmp(optarg, "pprof")) {
+				o.format = FREC_EXPORT_PPROF;
 			} else {
-				fprintf(stderr, "frec export: unknown format '%s'; use perfetto or chrome\n",
+				fprintf(stderr, "frec export: unknown format '%s'; use perfetto, chrome or pprof\n",
 					optarg);
 				return FREC_EXIT_USAGE;
 			}
@@ -103,6 +120,11 @@ int cmd_export(int argc, char **argv)
 		case OPT_STATS:
 			stats = true;
 			break;
+		case OPT_DEBUG_DIR:
+			if (frec_opt__debug_dir("export", optarg))
+				return FREC_EXIT_USAGE;
+			o.debug_dir = optarg;
+			break;
 		case 'h':
 			frec_export__usage(stdout);
 			return FREC_EXIT_OK;
@@ -112,7 +134,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!o.format) {
-		fprintf(stderr, "frec export: which format? add --format perfetto or --format chrome\n");
+		fprintf(stderr, "frec export: which format? add --format perfetto, chrome or pprof\n");
 		return FREC_EXIT_USAGE;
 	}
 	if (argc - optind != 1) {
@@ -120,7 +142,7 @@ int cmd_export(int argc, char **argv)
 			argc - optind);
 		return FREC_EXIT_USAGE;
 	}
-	if ((!out_path || !strcmp(out_path, "-")) && (o.format == FREC_EXPORT_PERFETTO || o.gzip) && isatty(STDOUT_FILENO)) {
+	if ((!out_path || !strcmp(out_path, "-")) && (o.format != FREC_EXPORT_CHROME || o.gzip) && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "frec export: not writing a binary trace to a terminal; add -o FILE\n");
 		return FREC_EXIT_USAGE;
 	}
@@ -135,6 +157,9 @@ int cmd_export(int argc, char **argv)
 	if (o.format == FREC_EXPORT_PERFETTO)
 		status = frec_export_perfetto__run(argv[optind], &o, frec_outfile__stream(of),
 						   stderr, &st);
+	else if (o.format == FREC_EXPORT_PPROF)
+		status = frec_export_pprof__run(argv[optind], &o, frec_outfile__stream(of),
+						stderr, &st);
 	else
 		status = frec_export_chrome__run(argv[optind], &o, frec_outfile__stream(of),
 						 stderr, &st);

@@ -15,7 +15,9 @@
  *    FtraceEvents; a bundle following lost records has lost_events set
  *    (perfetto_ftrace.c, perfetto_tasks.c);
  *  - probe hits and trigger firings as TrackEvents on one track per thread
- *    (perfetto_slices.c).
+ *    (perfetto_slices.c);
+ *  - the stacks of blocking switches as PerfSamples on the blocked thread,
+ *    with sched_blocked_reason (perfetto_stacks.c).
  * Last, the calls still open and the FtraceStats of the end, with the
  * records lost on each CPU.
  *
@@ -56,6 +58,7 @@ static int export_gen(struct pexport *x)
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:
 			pexport__switch(x, ev, v, &run);
+			pexport__stacks_switch(x, ev);
 			break;
 		case FREC_EV_SCHED_WAKING:
 			pexport__waking(x, ev);
@@ -120,6 +123,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_map__init(&x.seen);
 	frec_map__init(&x.ppids);
 	frec_lost__init(&x.lost);
+	x.debug_dir = opts ? opts->debug_dir : NULL;
 	rc = frec_export_walk__open(&x.ew, path, opts, out, err);
 	if (rc > 0)
 		return rc;
@@ -148,6 +152,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 		}
 	}
 	pexport__bundles_free(&x);
+	pexport__stacks_free(&x);
 	frec_map__fini(&x.tracks);
 	frec_map__fini(&x.seen);
 	frec_map__fini(&x.ppids);

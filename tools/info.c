@@ -35,6 +35,11 @@ struct trigger_count {
 	__u64 suppressed;	/* firings the aggregates count */
 };
 
+struct gen_stacks {
+	__u64 gen;		/* 1-based, among the intact generations */
+	__u32 nstacks, nmappings;
+};
+
 struct info {
 	__u64 events;
 	__u64 by_type[FREC_EV__MAX];
@@ -50,6 +55,8 @@ struct info {
 	__u64 unnamed_trigger_events;
 	__u64 raw_bytes, block_bytes;
 	__u64 chain_breaks;
+	struct gen_stacks *gstacks;	/* generations with a stack table */
+	size_t ngstacks;
 };
 
 void frec_info__usage(FILE *f)
@@ -59,6 +66,8 @@ void frec_info__usage(FILE *f)
 		"\n"
 		"Describe a snapshot: host, kernel, boot id, CPUs, frec and format versions,\n"
 		"why and when it was taken, the recorder's configuration, the time span,\n"
+		"the stacks it was told to capture (frecd --stacks: offcpu, probes or none)\n"
+		"and the stack tables of the generations that have one (stacks, mappings),\n"
 		"generations (and damaged ones skipped), events by type, hits per probe,\n"
 		"the triggers the snapshot names (id, name, kind, spec) with the firings\n"
 		"recorded and those suppressed (during a trigger's delay, cooldown or past\n"
@@ -191,6 +200,20 @@ static int collect(struct frec_walk *w, struct info *in)
 		in->block_bytes += gi->file_bytes;
 		if ((rc = add_drops(in, gi)))
 			break;
+		if (gi->nstacks || gi->nmappings) {
+			struct gen_stacks *g = realloc(in->gstacks,
+						       (in->ngstacks + 1) * sizeof(*g));
+
+			if (!g) {
+				rc = -ENOMEM;
+				break;
+			}
+			in->gstacks = g;
+			g[in->ngstacks].gen = frec_walk__gens(w);
+			g[in->ngstacks].nstacks = gi->nstacks;
+			g[in->ngstacks].nmappings = gi->nmappings;
+			in->ngstacks++;
+		}
 		frec_map__clear(&ids);
 		for (i = 0; i < gi->nprobes; i++) {
 			const struct frec_probe_info *p = frec_gen__probe_at(frec_walk__gen(w), i);
@@ -282,6 +305,21 @@ static void span(const struct info *in, __u64 *first, __u64 *last)
 	}
 }
 
+/* The header's stacks flags as frecd's --stacks takes them. */
+static const char *stacks_flags(__u32 flags)
+{
+	switch (flags & (FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES)) {
+	case FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES:
+		return "offcpu,probes";
+	case FREC_CFG_STACKS_OFFCPU:
+		return "offcpu";
+	case FREC_CFG_STACKS_PROBES:
+		return "probes";
+	default:
+		return "none";
+	}
+}
+
 static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 		       const struct frec_header *h, const struct info *in, struct frec_walk *w)
 {
@@ -324,6 +362,11 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 			frec_out__printf(o, ",... (%u)", h->config.npids);
 	}
 	frec_out__char(o, '\n');
+	frec_out__printf(o, "stacks:       %s\n", stacks_flags(h->config.flags));
+	for (i = 0; i < in->ngstacks; i++)
+		frec_out__printf(o, "  generation %llu: %u stacks, %u mappings\n",
+				 (unsigned long long)in->gstacks[i].gen, in->gstacks[i].nstacks,
+				 in->gstacks[i].nmappings);
 
 	span(in, &first, &last);
 	frec_out__str(o, "time span:    ");
@@ -440,7 +483,14 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 	}
 	frec_out__str(o, "]");
 	json_u64(o, "npids", h->config.npids, true);
+	json_str(o, "stacks", stacks_flags(h->config.flags), 16);
 	frec_out__char(o, '}');
+	frec_out__str(o, ",\"stack_tables\":[");
+	for (i = 0; i < in->ngstacks; i++)
+		frec_out__printf(o, "%s{\"generation\":%llu,\"nstacks\":%u,\"nmappings\":%u}",
+				 i ? "," : "", (unsigned long long)in->gstacks[i].gen,
+				 in->gstacks[i].nstacks, in->gstacks[i].nmappings);
+	frec_out__char(o, ']');
 
 	span(in, &first, &last);
 	json_u64(o, "first_ts", first, true);
@@ -500,7 +550,7 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 
 int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *out, FILE *err)
 {
-	struct frec_walk_opts wo = { .sorted = true };
+	struct frec_walk_opts wo = { .sorted = true, .stack_events = true };
 	struct info in;
 	struct frec_walk *w;
 	struct frec_out *o;
@@ -543,6 +593,7 @@ int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *ou
 		free(in.trigs[i].spec);
 	}
 	free(in.trigs);
+	free(in.gstacks);
 	frec_lost__fini(&in.drops);
 	return frec_walk__close(w);
 }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "json.h"
 #include "tools.h"
 
@@ -47,6 +48,22 @@ int frec_opt__parse_u32(const char *s, __u32 *v)
 		return -EINVAL;
 	*v = (__u32)x;
 	return 0;
+}
+
+int frec_opt__debug_dir(const char *cmd, const char *dir)
+{
+	struct stat st;
+	const char *why;
+
+	if (stat(dir, &st))
+		why = errno == ENOENT ? "no such directory" : strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	else
+		return 0;
+	fprintf(stderr, "frec %s: --debug-dir %s: %s; give the directory that holds .build-id/ "
+		"(such as /usr/lib/debug)\n", cmd, dir, why);
+	return -1;
 }
 
 int frec_opt__parse_json_file(int argc, char **argv, const char *cmd,

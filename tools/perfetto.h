@@ -10,6 +10,8 @@
  *   perfetto_tasks.c    the process tree and the threads' lifetimes
  *   perfetto_slices.c   probe hits and triggers as TrackEvents on one track
  *                       per thread
+ *   perfetto_stacks.c   off-CPU stacks: PerfSamples of interned callstacks
+ *                       and sched_blocked_reason
  *
  * Contract: one struct pexport per export, used by one thread. A writer
  * builds a TracePacket in x->pkt and hands it to pexport__emit(), or adds
@@ -44,12 +46,14 @@
 
 #define SEQ_TRACKS		1	/* track descriptors and track events */
 #define SEQ_KERNEL		2	/* ftrace bundles and process trees */
+#define SEQ_STACKS		3	/* perf samples and their interned stacks */
 
 /* FtraceStats phases */
 #define FS_START_OF_TRACE	1
 #define FS_END_OF_TRACE		2
 
 struct pbundle;
+struct pstacks;
 
 struct pexport {
 	struct frec_export_walk ew;	/* the walk, the output, calls, chains */
@@ -61,6 +65,8 @@ struct pexport {
 	struct frec_map seen;		/* tgids in the current process tree */
 	struct frec_map ppids;		/* tgid -> ppid, from the forks walked */
 	struct frec_lost lost;		/* records lost, per CPU */
+	struct pstacks *stacks;		/* perfetto_stacks.c's, made on first use */
+	const char *debug_dir;		/* --debug-dir, NULL: the default */
 	int err;
 };
 
@@ -111,5 +117,10 @@ void pexport__trigger(struct pexport *x, const struct frec_event *ev);
 void pexport__thread_exit(struct pexport *x, const struct frec_event *ev);
 /* The end of the recording: calls still open begin and never end. */
 void pexport__open_calls(struct pexport *x);
+
+/* perfetto_stacks.c: after a switch's own packets, its stacks (if it
+ * blocked and has any): a perf sample and a sched_blocked_reason. */
+void pexport__stacks_switch(struct pexport *x, const struct frec_event *ev);
+void pexport__stacks_free(struct pexport *x);
 
 #endif /* FREC_TOOLS_PERFETTO_H */

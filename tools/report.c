@@ -13,7 +13,9 @@
  *  4. records lost, per CPU and per generation, gaps, and broken switch
  *     chains (cpu_chain.h): analysis_losses.c;
  *  5. triggers: each firing, and the firings suppressed per trigger:
- *     analysis_triggers.c.
+ *     analysis_triggers.c;
+ *  6. with --offcpu: off-CPU time by stack; --folded prints only that, as
+ *     folded stacks: analysis_offcpu.c.
  *
  * Streams the snapshot a generation at a time in time order; what it carries
  * across generations is who is on each CPU (cpu_state.h), the threads it
@@ -40,7 +42,9 @@ static const struct frec_analysis_ops *const analyses[] = {
 	&frec_analysis_calls,
 	&frec_analysis_losses,
 	&frec_analysis_triggers,
+	&frec_analysis_offcpu,
 };
+#define OFFCPU_ANALYSIS	5	/* its index, for --folded */
 #define NANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 
 struct report {
@@ -74,7 +78,10 @@ void frec_report__usage(FILE *f)
 		"    the time from there to the switch counts for no thread;\n"
 		"  - triggers: each firing (time, trigger, thread, what was measured) and,\n"
 		"    per trigger, the firings suppressed (during its delay or cooldown, or\n"
-		"    past its rate limit): how many, the first, the worst and its thread.\n"
+		"    past its rate limit): how many, the first, the worst and its thread;\n"
+		"  - with --offcpu: off-CPU time by stack (the snapshot must have been taken\n"
+		"    with frecd --stacks offcpu): from a thread's blocking switch-out (S or D)\n"
+		"    until its next switch-in, per thread and stack: blocks, total, max.\n"
 		"Times are in ms (on-CPU) and us (latencies) with ns precision; percentiles\n"
 		"are the nearest-rank sample, rounded down by at most 0.8%%. Where records\n"
 		"were lost (or a generation is damaged) nothing is guessed: a CPU's time\n"
@@ -87,11 +94,20 @@ void frec_report__usage(FILE *f)
 		"                   prints it, or +S for S seconds after the first event\n"
 		"  -u, --until S    stop at S seconds (same forms as --since)\n"
 		"  -n, --top N      rows in the per-thread and per-process tables (10; 0: all)\n"
+		"      --offcpu     add off-CPU time by stack (JSON: \"offcpu\")\n"
+		"      --folded     print only the off-CPU stacks, folded: \"comm;outer;...;inner\n"
+		"                   total_us\" lines for flamegraph.pl or speedscope\n"
+		"      --debug-dir DIR\n"
+		"                   name user frames the snapshot could not from DIR's\n"
+		"                   .build-id/xx/yyyy.debug files (default /usr/lib/debug);\n"
+		"                   a frame that cannot be named is shown as module+0xOFFSET\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"EXAMPLES\n"
 		"  frec report snap.frec\n"
-		"  frec report --pid 1234 --since +2.5 --until +3 snap.frec\n");
+		"  frec report --pid 1234 --since +2.5 --until +3 snap.frec\n"
+		"  frec report --offcpu --tid 1235 snap.frec\n"
+		"  frec report --folded snap.frec | flamegraph.pl > offcpu.svg\n");
 	frec_usage__exit_status(f);
 }
 
@@ -276,10 +292,16 @@ int frec_report__run(const char *path, const struct frec_report_opts *opts, FILE
 		frec_walk__fail(r.ctx.walk);
 		goto out;
 	}
-	if (opts->json)
+	if (opts->folded)
+		rc = frec_analysis_offcpu__folded(r.state[OFFCPU_ANALYSIS], &r.ctx, o);
+	else if (opts->json)
 		print_json(&r, o);
 	else
 		print_text(&r, o);
+	if (rc) {
+		fprintf(err, "frec: %s: %s\n", path, strerror(-rc));
+		frec_walk__fail(r.ctx.walk);
+	}
 	rc = frec_out__close(o, NULL);
 	if (rc) {
 		fprintf(err, "frec: writing the output: %s\n", strerror(-rc));
@@ -293,7 +315,11 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
+	enum { OPT_OFFCPU = 0x100, OPT_FOLDED, OPT_DEBUG_DIR };
 	static const struct option longopts[] = {
+		{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
@@ -340,6 +366,17 @@ int cmd_report(int argc, char **argv)
 			if (frec_opt__parse_u32(optarg, &o.top))
 				goto bad;
 			break;
+		case OPT_OFFCPU:
+			o.offcpu = true;
+			break;
+		case OPT_FOLDED:
+			o.folded = true;
+			break;
+		case OPT_DEBUG_DIR:
+			if (frec_opt__debug_dir("report", optarg))
+				return FREC_EXIT_USAGE;
+			o.debug_dir = optarg;
+			break;
 		case 'h':
 			frec_report__usage(stdout);
 			return FREC_EXIT_OK;
@@ -347,6 +384,10 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "Try 'frec report --help'.\n");
 			return FREC_EXIT_USAGE;
 		}
+	}
+	if (o.folded && o.json) {
+		fprintf(stderr, "frec report: --folded and --json are two outputs; pick one\n");
+		return FREC_EXIT_USAGE;
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "frec report: expected one FILE, got %d; try 'frec report --help'\n",

@@ -50,6 +50,7 @@ int frec_info__run(const char *path, const struct frec_info_opts *o, FILE *out, 
 
 struct frec_dump_opts {
 	bool json;
+	const char *debug_dir;		/* NULL: /usr/lib/debug */
 };
 int frec_dump__run(const char *path, const struct frec_dump_opts *o, FILE *out, FILE *err);
 
@@ -61,16 +62,21 @@ struct frec_report_opts {
 	bool has_since, has_until;
 	__u64 since_ns, until_ns;
 	unsigned int top;		/* default 10 */
+	bool offcpu;			/* the off-CPU time by stack section */
+	bool folded;			/* only folded off-CPU stacks, no report */
+	const char *debug_dir;		/* NULL: /usr/lib/debug */
 };
 int frec_report__run(const char *path, const struct frec_report_opts *o, FILE *out, FILE *err);
 
 enum frec_export_format {
 	FREC_EXPORT_PERFETTO = 1,
 	FREC_EXPORT_CHROME = 2,
+	FREC_EXPORT_PPROF = 3,
 };
 struct frec_export_opts {
 	enum frec_export_format format;
 	bool gzip;
+	const char *debug_dir;		/* NULL: /usr/lib/debug */
 };
 /* Events written, for the benchmark line of --stats. */
 struct frec_export_stats {
@@ -81,6 +87,9 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 			      FILE *err, struct frec_export_stats *st);
 int frec_export_chrome__run(const char *path, const struct frec_export_opts *o, FILE *out,
 			    FILE *err, struct frec_export_stats *st);
+/* pprof's profile.proto, always gzipped (o->gzip is ignored). */
+int frec_export_pprof__run(const char *path, const struct frec_export_opts *o, FILE *out,
+			   FILE *err, struct frec_export_stats *st);
 
 /* One request to frecd's control socket (ctl.c): connect, send, print the
  * answer's output lines to out (and the final "ok TEXT"'s TEXT when
@@ -97,6 +106,9 @@ int frec_opt__parse_u32(const char *s, __u32 *v);
  * (--help printed by usage(), or a usage error named on stderr). */
 int frec_opt__parse_json_file(int argc, char **argv, const char *cmd,
 			      void (*usage)(FILE *f), bool *json, const char **file);
+/* A --debug-dir that names no directory: said on stderr ("frec CMD: ..."),
+ * -1; else 0. */
+int frec_opt__debug_dir(const char *cmd, const char *dir);
 struct frec_out;
 /* "uprobe", "uretprobe", "usdt" */
 const char *frec_probe__kind_name(__u32 kind);

@@ -27,6 +27,19 @@ struct walk_key {
 	__u32 idx;
 };
 
+/* The stack table indexes (+ 1) an event's stack event gave it. */
+struct walk_stk {
+	__u32 k, u;
+};
+
+/* An event read ahead (unsorted mode), with its own copy of its strings. */
+struct walk_ahead {
+	struct frec_event ev;
+	char s1[FREC_FILENAME_LEN];
+	char s2[FREC_COMM_LEN];
+};
+#define AHEAD_SLOTS	(FREC_WALK_LOOKAHEAD + 1)
+
 struct frec_walk {
 	char *path;
 	FILE *err;
@@ -43,14 +56,26 @@ struct frec_walk {
 	size_t nevs, cap, pos;
 	struct walk_key *keys;
 	size_t kcap;
+	struct walk_stk *stk;		/* per event of evs */
+	size_t scap;
+	/* cpu -> index + 1 of its last event in evs: an array for the CPUs a
+	 * header may count, a map for the others (FREC_CPU_UNKNOWN) */
+	__u32 *cpu_last_arr;
+	struct frec_map cpu_last;
 	bool sorted_order;
 	bool gen_sorted;	/* this generation is sorted (sorted mode, not too big) */
 	__u64 unsorted_gens;	/* generations too big to sort, walked as recorded */
 	struct arena_block *arena;
 
-	/* unsorted mode */
-	struct frec_event cur;
+	/* unsorted mode: events read ahead (a ring), and the one returned */
+	struct walk_ahead *ahead;
+	size_t ahead_head, ahead_n;
+	int ahead_rc;			/* 1 while the reader has more; its last rc */
+	struct walk_ahead cur;
 	__u64 nread;
+
+	/* the stacks of the event returned last */
+	struct walk_stk cur_stk;
 
 	/* the task table, as of the current event */
 	struct frec_map tidx;		/* tid -> index into threads */
@@ -108,6 +133,7 @@ struct frec_walk *frec_walk__open(const char *path, const struct frec_walk_opts 
 	if (opts)
 		w->opts = *opts;
 	frec_map__init(&w->tidx);
+	frec_map__init(&w->cpu_last);
 	rc = frec_reader__open(path, &w->r);
 	if (rc < 0) {
 		fprintf(err, "frec: %s: %s\n", path, open_problem(path, rc));
@@ -149,8 +175,12 @@ int frec_walk__close(struct frec_walk *w)
 	}
 	free(w->evs);
 	free(w->keys);
+	free(w->stk);
+	free(w->cpu_last_arr);
+	free(w->ahead);
 	free(w->threads);
 	frec_map__fini(&w->tidx);
+	frec_map__fini(&w->cpu_last);
 	free(w->path);
 	free(w);
 	return status;
@@ -388,6 +418,63 @@ static int sort_events(struct frec_walk *w)
 	return 0;
 }
 
+/* Whether stack event st belongs to ev, the event before it on its cpu
+ * (docs/FORMAT.md, type 14). */
+static bool stack_of(const struct frec_event *ev, const struct frec_event *st)
+{
+	if (st->type != FREC_EV_STACK || ev->cpu != st->cpu || ev->ts != st->ts)
+		return false;
+	switch (ev->type) {
+	case FREC_EV_SCHED_SWITCH:
+		return ev->sw.prev_pid == st->tid;
+	case FREC_EV_UPROBE:
+	case FREC_EV_URETPROBE:
+	case FREC_EV_USDT:
+		return ev->tid == st->tid;
+	default:
+		return false;
+	}
+}
+
+/* Pair the stack event just loaded (evs[n]) with the event before it on
+ * its cpu; every event, stack ones too, becomes its cpu's last. */
+static int pair_loaded(struct frec_walk *w, size_t n)
+{
+	const struct frec_event *ev = &w->evs[n];
+	uint64_t *last;
+	bool created;
+
+	if (n >= w->scap) {
+		size_t ncap = w->cap;
+		struct walk_stk *s = realloc(w->stk, ncap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		w->stk = s;
+		w->scap = ncap;
+	}
+	w->stk[n].k = w->stk[n].u = 0;
+	if (ev->cpu < FREC_MAX_CPUS) {
+		__u32 *l = &w->cpu_last_arr[ev->cpu];
+
+		if (*l && ev->type == FREC_EV_STACK && stack_of(&w->evs[*l - 1], ev)) {
+			w->stk[*l - 1].k = ev->stack.kstack;
+			w->stk[*l - 1].u = ev->stack.ustack;
+		}
+		*l = (__u32)n + 1;
+		return 0;
+	}
+	last = frec_map__put(&w->cpu_last, ev->cpu, &created);
+	if (!last)
+		return -ENOMEM;
+	if (!created && *last && stack_of(&w->evs[*last - 1], ev)) {
+		w->stk[*last - 1].k = ev->stack.kstack;
+		w->stk[*last - 1].u = ev->stack.ustack;
+	}
+	*last = n + 1;
+	return 0;
+}
+
 static int load_gen(struct frec_walk *w)
 {
 	int rc;
@@ -395,6 +482,10 @@ static int load_gen(struct frec_walk *w)
 	w->nevs = 0;
 	w->pos = 0;
 	arena_reset(w);
+	frec_map__clear(&w->cpu_last);
+	if (!w->cpu_last_arr && !(w->cpu_last_arr = calloc(FREC_MAX_CPUS, sizeof(__u32))))
+		return -ENOMEM;
+	memset(w->cpu_last_arr, 0, FREC_MAX_CPUS * sizeof(__u32));
 	for (;;) {
 		struct frec_event *ev;
 
@@ -426,6 +517,8 @@ static int load_gen(struct frec_walk *w)
 		default:
 			break;
 		}
+		if (pair_loaded(w, w->nevs))
+			return -ENOMEM;
 		w->nevs++;
 	}
 	if (rc < 0)
@@ -459,6 +552,9 @@ int frec_walk__next_gen(struct frec_walk *w)
 	w->gens++;
 	w->gi = frec_gen__info(w->g);
 	w->nread = 0;
+	w->ahead_head = w->ahead_n = 0;
+	w->ahead_rc = 1;
+	w->cur_stk.k = w->cur_stk.u = 0;
 	/*
 	 * Sorting buffers the generation, about 120 bytes an event: a block
 	 * of a few KiB that deflates into tens of millions of valid events
@@ -483,35 +579,155 @@ int frec_walk__next_gen(struct frec_walk *w)
 	return 1;
 }
 
+static void copy_strings(struct walk_ahead *a)
+{
+	struct frec_event *ev = &a->ev;
+
+	switch (ev->type) {
+	case FREC_EV_PROCESS_EXEC:
+		if (ev->exec.filename && ev->exec.filename != a->s1) {
+			snprintf(a->s1, sizeof(a->s1), "%s", ev->exec.filename);
+			ev->exec.filename = a->s1;
+		}
+		if (ev->exec.comm && ev->exec.comm != a->s2) {
+			snprintf(a->s2, sizeof(a->s2), "%s", ev->exec.comm);
+			ev->exec.comm = a->s2;
+		}
+		break;
+	case FREC_EV_TASK_RENAME:
+		if (ev->rename.newcomm && ev->rename.newcomm != a->s2) {
+			snprintf(a->s2, sizeof(a->s2), "%s", ev->rename.newcomm);
+			ev->rename.newcomm = a->s2;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static struct walk_ahead *ahead_at(struct frec_walk *w, size_t i)
+{
+	return &w->ahead[(w->ahead_head + i) % AHEAD_SLOTS];
+}
+
+/* Read one more event into the ring: 1, or the reader's 0 (end) or error,
+ * which stays the answer from then on. */
+static int ahead_read(struct frec_walk *w)
+{
+	struct walk_ahead *a;
+	int rc;
+
+	if (w->ahead_rc <= 0 || w->ahead_n >= AHEAD_SLOTS)
+		return w->ahead_rc <= 0 ? w->ahead_rc : 0;
+	if (!w->ahead && !(w->ahead = calloc(AHEAD_SLOTS, sizeof(*w->ahead)))) {
+		w->ahead_rc = -ENOMEM;
+		return w->ahead_rc;
+	}
+	a = ahead_at(w, w->ahead_n);
+	rc = frec_gen__next_event(w->g, &a->ev);
+	if (rc <= 0) {
+		w->ahead_rc = rc;
+		return rc;
+	}
+	copy_strings(a);
+	w->ahead_n++;
+	w->nread++;
+	return 1;
+}
+
+/* Unsorted: the next event that is not a stack event, with the stacks of
+ * the stack event that follows it on its cpu within the lookahead. */
+static const struct frec_event *next_unsorted(struct frec_walk *w)
+{
+	struct walk_ahead *head;
+	size_t i;
+
+	for (;;) {
+		if (!w->ahead_n && ahead_read(w) <= 0) {
+			if (w->ahead_rc < 0) {
+				if (w->ahead_rc == -ENOMEM) {
+					fprintf(w->err, "frec: %s: %s\n", w->path, strerror(ENOMEM));
+					w->failed = true;
+				} else {
+					damage(w, "has undecodable events; the events before them are kept",
+					       w->ahead_rc);
+				}
+				w->ahead_rc = 0;
+			}
+			return NULL;
+		}
+		head = ahead_at(w, 0);
+		if (head->ev.type != FREC_EV_STACK || w->opts.stack_events)
+			break;
+		/* its event took it, or it belongs to none */
+		w->ahead_head = (w->ahead_head + 1) % AHEAD_SLOTS;
+		w->ahead_n--;
+	}
+	for (i = 1; i <= FREC_WALK_LOOKAHEAD && head->ev.type != FREC_EV_STACK; i++) {
+		struct walk_ahead *a;
+
+		if (i >= w->ahead_n && ahead_read(w) <= 0)
+			break;
+		a = ahead_at(w, i);
+		if (a->ev.cpu != head->ev.cpu)
+			continue;
+		if (stack_of(&head->ev, &a->ev)) {
+			w->cur_stk.k = a->ev.stack.kstack;
+			w->cur_stk.u = a->ev.stack.ustack;
+		}
+		break;
+	}
+	w->cur.ev = head->ev;
+	copy_strings(&w->cur);
+	w->ahead_head = (w->ahead_head + 1) % AHEAD_SLOTS;
+	w->ahead_n--;
+	return &w->cur.ev;
+}
+
 const struct frec_event *frec_walk__next_event(struct frec_walk *w)
 {
-	int rc;
+	const struct frec_event *ev;
 
 	if (w->pending) {
 		apply(w, w->pending);
 		w->pending = NULL;
 	}
+	w->cur_stk.k = w->cur_stk.u = 0;
 	if (!w->g)
 		return NULL;
-	if (w->gen_sorted) {
-		const struct frec_event *ev;
-
-		if (w->pos >= w->nevs)
-			return NULL;
-		ev = &w->evs[w->sorted_order ? w->keys[w->pos].idx : w->pos];
-		w->pos++;
+	if (!w->gen_sorted) {
+		ev = next_unsorted(w);
 		w->pending = ev;
 		return ev;
 	}
-	rc = frec_gen__next_event(w->g, &w->cur);
-	if (rc <= 0) {
-		if (rc < 0)
-			damage(w, "has undecodable events; the events before them are kept", rc);
-		return NULL;
+	do {
+		size_t i;
+
+		if (w->pos >= w->nevs)
+			return NULL;
+		i = w->sorted_order ? w->keys[w->pos].idx : w->pos;
+		w->pos++;
+		ev = &w->evs[i];
+		w->cur_stk = w->stk[i];
+	} while (ev->type == FREC_EV_STACK && !w->opts.stack_events);
+	w->pending = ev;
+	return ev;
+}
+
+bool frec_walk__stacks(const struct frec_walk *w, const struct frec_stack **kstack,
+		       const struct frec_stack **ustack)
+{
+	const struct frec_stack *k = NULL, *u = NULL;
+
+	if (w->g) {
+		k = w->cur_stk.k ? frec_gen__stack(w->g, w->cur_stk.k) : NULL;
+		u = w->cur_stk.u ? frec_gen__stack(w->g, w->cur_stk.u) : NULL;
 	}
-	w->nread++;
-	w->pending = &w->cur;
-	return &w->cur;
+	if (kstack)
+		*kstack = k;
+	if (ustack)
+		*ustack = u;
+	return k || u;
 }
 
 size_t frec_walk__nthreads(const struct frec_walk *w)

@@ -18,6 +18,16 @@
  * and applies exec and rename events as they pass in time order, so that
  * frec_walk__comm() names a thread as it was at the event being looked at
  * (a rename's old name is still there while the rename is being handled).
+ *
+ * Stacks: a stack event (FREC_EV_STACK) belongs to the event before it in
+ * the recorded stream on the same cpu, if that one has the same ts and
+ * thread and is a sched_switch (the thread is prev) or a probe hit. The
+ * walker pairs them in recorded order, before any sorting (both have the
+ * same ts, so time order alone cannot tell them apart), hands the stacks
+ * out with their event (frec_walk__stacks()) and returns no stack event
+ * itself (unless opts.stack_events); one that belongs to no event is ignored, as the format
+ * says. Unsorted, it reads ahead at most FREC_WALK_LOOKAHEAD events to
+ * find an event's stack.
  */
 #ifndef FREC_TOOLS_WALK_H
 #define FREC_TOOLS_WALK_H
@@ -33,9 +43,13 @@ struct frec_walk;
  * the error stream. */
 #define FREC_WALK_SORT_MAX	(2u << 20)
 
+/* Events read ahead of the current one, unsorted, to find its stack event. */
+#define FREC_WALK_LOOKAHEAD	64
+
 struct frec_walk_opts {
 	bool sorted;		/* time order within a generation (buffers it) */
 	bool quiet;		/* no messages about damaged generations */
+	bool stack_events;	/* return stack events too (still paired), for counting */
 };
 
 /* Open path; on failure print one line to err and return NULL with *status
@@ -61,6 +75,12 @@ __u64 frec_walk__gen_events(const struct frec_walk *w);
 /* Next event of the current generation, or NULL at its end. Valid until the
  * next call. */
 const struct frec_event *frec_walk__next_event(struct frec_walk *w);
+
+/* The kernel and user stacks of the event next_event() returned last
+ * (either NULL when it has none of that kind): valid until the next
+ * generation. True when it has any. */
+bool frec_walk__stacks(const struct frec_walk *w, const struct frec_stack **kstack,
+		       const struct frec_stack **ustack);
 
 /* The walker's copy of the task table, by index: right after next_gen() it
  * holds the names as the generation starts. */
