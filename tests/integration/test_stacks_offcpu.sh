@@ -60,7 +60,10 @@ done || exit 1
 bid=$(printf '%s\n' "$blocks" | head -n 1 | grep -o '"sym":"stk_inner"[^}]*' | grep -o '"build_id":"[0-9a-f]*"' | cut -d'"' -f4)
 
 # frec report --offcpu: the worker's one stack, 10 blocks, >= 200 ms
-"$FREC" report --offcpu --tid "$tid" --json "$snap" > offcpu.json || fail "frec report --offcpu --json failed"
+"$FREC" report --offcpu --tid "$tid" --json "$snap" > report.json || fail "frec report --offcpu --json failed"
+# the report's "offcpu" list, the last of its sections
+sed -n 's/.*"offcpu":\[//p' report.json > offcpu.json
+[ -s offcpu.json ] || fail "frec report --offcpu --json has no \"offcpu\": $(cat report.json)"
 assert_eq "off-CPU stacks of the worker" 1 "$(grep -o '"count":' offcpu.json | wc -l)"
 assert_eq "its blocks" 10 "$(jvals offcpu.json count)"
 assert_eq "its tid" "$tid" "$(jvals offcpu.json tid)"
