@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 #include "frecd/elf_file.h"
 #include "frecd/elf_syms.h"
@@ -351,6 +353,34 @@ static void test_symbolizer(void **state)
 	assert_true(strlen(uf.build_id) == 0 || strlen(uf.build_id) >= 16);
 	/* not mapped at all */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, 8, &uf), -ENOENT);
+
+	/* mapped after the image was learned (as dlopen() does): unknown at
+	 * first, then read again once a second has passed since */
+	{
+		int efd = open(exe, O_RDONLY);
+		void *p;
+
+		assert_true(efd >= 0);
+		p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, efd, 0);
+		close(efd);
+		assert_true(p != MAP_FAILED);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
+				 -ENOENT);
+		assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
+				 -ENOENT);	/* too soon: not read again */
+		usleep(1100 * 1000);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
+				 -ENOENT);	/* now queued */
+		assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf), 0);
+		assert_string_equal(uf.path, exe);
+		assert_int_equal(uf.file_offset, 0x10);
+		/* the mappings learned first are still there */
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+		assert_string_equal(uf.sym, "frec_test_marker_fn");
+		munmap(p, 4096);
+	}
 	/* an image never handed out */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img + 100, ip, &uf), -ENOENT);
 
