@@ -408,6 +408,40 @@ static void test_symbolizer(void **state)
 	unlink(ksyms);
 }
 
+/* The tracing path's frames on top of a switch's kernel stack. */
+static void test_kernel_skip(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T bpf_trace_run4\n"
+		"ffffffff81000200 T __traceiter_sched_switch\n"
+		"ffffffff81000300 t __schedule\n"
+		"ffffffff81000400 T schedule\n"
+		"ffffffff81001000 T _etext\n";
+	char path[] = "/tmp/frec-test-kallsyms-XXXXXX";
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = path };
+	const __u64 three[] = { 0xffffffffc0000010ull, 0xffffffff81000110ull, 0xffffffff81000210ull,
+				0xffffffff81000310ull, 0xffffffff81000410ull };
+	const __u64 none[] = { 0xffffffff81000310ull, 0xffffffff81000410ull };
+	struct frecd_symbolizer *s;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+	assert_int_equal(frecd_symbolizer__kernel_skip(s, three, 5), 3);
+	assert_int_equal(frecd_symbolizer__kernel_skip(s, three, 2), -ENOENT);
+	assert_int_equal(frecd_symbolizer__kernel_skip(s, none, 2), -ENOENT);
+	frecd_symbolizer__free(s);
+	unlink(path);
+}
+
 /* At most max_images images: the least recently used one goes. */
 static void test_symbolizer_bounded(void **state)
 {
@@ -452,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_elf_stripped),
 		cmocka_unit_test(test_symbolizer),
 		cmocka_unit_test(test_symbolizer_bounded),
+		cmocka_unit_test(test_kernel_skip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
