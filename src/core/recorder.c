@@ -147,7 +147,8 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
 	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
 	max_stacks = OPT(o, max_stacks, DEF_MAX_STACKS);
-	max_frames = max_stacks <= MAX_STACKS ? max_stacks * DEF_STACK_FRAMES_PER : 0;
+	max_frames = max_stacks < MAX_STACK_FRAMES / DEF_STACK_FRAMES_PER ?
+		     max_stacks * DEF_STACK_FRAMES_PER : MAX_STACK_FRAMES;
 	max_frames = OPT(o, max_stack_frames, max_frames);
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
 	    max_threads > MAX_TASKS || max_procs > MAX_TASKS || max_stacks > MAX_STACKS ||
@@ -434,13 +435,6 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
 	return err;
 }
 
-/*
- * An event that finds no room is discarded, counted, and owed. So is one
- * that comes after its generation was sealed (a record reserved before a
- * nested program's but stamped after it, or still being written when frecd
- * cut the rings): generations never overlap in time, so it is owed as lost
- * at its own time rather than stored out of order.
- */
 /* An event of cpu was not stored: a stack record after it must not
  * attach to the event stored before it. */
 static inline void cpu_unstackable(struct frec_recorder *r, uint32_t cpu)
@@ -449,6 +443,13 @@ static inline void cpu_unstackable(struct frec_recorder *r, uint32_t cpu)
 		r->g.last[cpu].stackable = false;
 }
 
+/*
+ * An event that finds no room is discarded, counted, and owed. So is one
+ * that comes after its generation was sealed (a record reserved before a
+ * nested program's but stamped after it, or still being written when frecd
+ * cut the rings): generations never overlap in time, so it is owed as lost
+ * at its own time rather than stored out of order.
+ */
 static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
 	int err;
@@ -523,6 +524,7 @@ static uint32_t stack_put(struct frec_recorder *r, unsigned kind, uint32_t tgid,
 static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 {
 	uint64_t ips[2 * FREC_MAX_STACK_DEPTH];
+	const uint64_t *frames;
 	struct open_gen *g = &r->g;
 	struct frec_rec_stack s;
 	struct frec_event ev;
@@ -564,9 +566,14 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 		cpu_unstackable(r, cpu);
 		return -ENOSPC;
 	}
-	memcpy(ips, (const uint8_t *)data + sizeof(s), 8u * (s.kframes + s.uframes));
-	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, ips, s.kframes);
-	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, ips + s.kframes, s.uframes);
+	/* Ring records are 8-byte aligned: their frames are read in place. */
+	frames = (const uint64_t *)((const uint8_t *)data + sizeof(s));
+	if (unlikely((uintptr_t)frames & 7)) {
+		memcpy(ips, frames, 8u * (s.kframes + s.uframes));
+		frames = ips;
+	}
+	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, frames, s.kframes);
+	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, frames + s.kframes, s.uframes);
 	store_ev(r, &ev, NULL);
 	r->st.stacks++;
 	if (unlikely(g->unstored_total))
@@ -576,16 +583,19 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 
 int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
 {
+	struct frec_rec_hdr h;
 	struct frec_event ev;
 	struct rec_names nm;
 
-	if (unlikely(len >= sizeof(struct frec_rec_hdr) &&
-		     ((const struct frec_rec_hdr *)data)->type == FREC_EV_STACK))
+	/* Records come 8-byte aligned from the ring, not from fuzzers. */
+	if (likely(len >= sizeof(h)))
+		memcpy(&h, data, sizeof(h));
+	if (unlikely(len >= sizeof(h) && h.type == FREC_EV_STACK))
 		return push_stack(r, data, len);
 	if (unlikely(record_decode(data, len, &ev, &nm))) {
 		r->st.malformed++;
-		if (len >= sizeof(struct frec_rec_hdr))
-			cpu_unstackable(r, ((const struct frec_rec_hdr *)data)->cpu);
+		if (len >= sizeof(h))
+			cpu_unstackable(r, h.cpu);
 		return -EINVAL;
 	}
 	return push_ev(r, &ev, &nm);

@@ -596,9 +596,11 @@ static void seed_hostile(const char *name, size_t raw_mib)
 /*
  * Sections 4 and 5 that claim more than they hold, in well-formed blocks
  * (one thread, no events) before known.frec's first block: k stacks over
- * R bytes of one-frame kernel stacks (k far past the bytes); k = R/3 of
- * them, each 3 bytes as claimed but together past the frame limit (the
- * reader must stop there, not grow with them); k mappings past the bytes.
+ * R bytes of one-frame kernel stacks (k far past the bytes), and k
+ * mappings past the bytes. (Kind 1, k = R/3 of them, each 3 bytes as
+ * claimed but together past the frame limit, is left out of the corpus:
+ * the reader stops at the limit, but only after some 70 MB, which under
+ * ASan slowed every fuzzer tenfold; test_stacks covers it.)
  */
 static size_t hostile_stacks_block(uint8_t **out, size_t raw_len, unsigned kind)
 {
@@ -676,14 +678,14 @@ static void seed_hostile_stacks(const char *name, size_t raw_mib)
 		exit(1);
 	}
 	hdr = (size_t)(m - b);
-	for (unsigned k = 0; k < 3; k++)
+	for (unsigned k = 0; k < 3; k += 2)
 		nb[k] = hostile_stacks_block(&blk[k], raw_mib << 20, k);
-	f = malloc(len + nb[0] + nb[1] + nb[2]);
+	f = malloc(len + nb[0] + nb[2]);
 	if (!f)
 		exit(1);
 	memcpy(f, b, hdr);
 	off = hdr;
-	for (unsigned k = 0; k < 3; k++) {
+	for (unsigned k = 0; k < 3; k += 2) {
 		memcpy(f + off, blk[k], nb[k]);
 		off += nb[k];
 		free(blk[k]);

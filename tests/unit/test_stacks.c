@@ -48,8 +48,8 @@ static void block(struct frec_recorder *rec, __u64 ts, __u32 cpu)
 struct got {
 	unsigned gens;
 	unsigned nev;
-	struct frec_event ev[64];
-	unsigned gen_of[64];
+	struct frec_event ev[128];
+	unsigned gen_of[128];
 	int last_rc;
 };
 
@@ -69,7 +69,7 @@ static void read_snap(const char *dir, const char *name, struct got *out,
 		struct frec_event ev;
 
 		while ((rc = frec_gen__next_event(g, &ev)) == 1) {
-			if (out->nev < 64) {
+			if (out->nev < 128) {
 				out->gen_of[out->nev] = out->gens;
 				out->ev[out->nev++] = ev;
 			}
@@ -455,6 +455,56 @@ static void test_orphans(void **state)
 	synth_rmdir(dir);
 }
 
+/* A switch discarded for want of memory (the window pinned, the pool
+ * dry) leaves its stack an orphan, even when the switch stored before it
+ * on that CPU had the same ts and thread. */
+static void test_orphan_discarded(void **state)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o), .max_bytes = 64 << 10, .gen_max_bytes = 8192,
+		.chunk_bytes = 4096, .ncpus = 2, .max_threads = 256, .max_processes = 64,
+	};
+	struct frec_recorder *rec = frec_recorder__new(&o);
+	struct frec_recorder_stats st;
+	struct frec_pin *pin;
+	__u64 t = 0, last = 0;
+	int rc = 0;
+
+	(void)state;
+	assert_non_null(rec);
+	/* a window of tiny generations (11 chunks: 5 are the open
+	 * generation's room), pinned as a snapshot would */
+	for (unsigned i = 0; i < 11; i++) {
+		t = T0 + i * 2000000ull;
+		synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 101, 100, "worker");
+		block(rec, t + 1000, 0);
+		assert_int_equal(frec_recorder__seal(rec, t + 1000000), 1);
+	}
+	pin = frec_recorder__pin(rec);
+	assert_non_null(pin);
+	for (unsigned i = 0; i < 5000 && !rc; i++) {
+		t = T0 + 100000000ull + i * 1000ull;
+		rc = synth_switch(rec, t, 0, 101, 100, "worker", 1, 0, 0, "swapper");
+		if (!rc)
+			last = t;
+	}
+	assert_int_equal(rc, -ENOSPC);
+	assert_true(last > T0 + 100000000ull);
+	/* No seal made room: the last switch stored is in the open generation. */
+	frec_recorder__stats(rec, &st);
+	assert_true(st.open_events > 0);
+	/* The one before was stored; the same switch again is discarded. */
+	assert_int_equal(synth_switch(rec, last, 0, 101, 100, "worker", 1, 0, 0, "swapper"), -ENOSPC);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.stacks_orphaned, 0);
+	assert_int_equal(synth_stack(rec, last, 0, 101, 100, kips, 3, NULL, 0, 0), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.stacks_orphaned, 1);
+	assert_int_equal(st.stacks, 0);
+	frec_recorder__unpin(rec, pin);
+	frec_recorder__free(rec);
+}
+
 static void check_images(struct frec_gen *g, unsigned gen, void *arg)
 {
 	const struct frec_stack *a = frec_gen__stack(g, 1), *b = frec_gen__stack(g, 2);
@@ -751,6 +801,10 @@ static void test_reader_rejects(void **state)
 	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), 0);
 	s4_std(&s4, 1, 1, 1);
 	assert_int_equal(read_crafted(&ev, 1, &s4, NULL), 0);
+	s4_std(&s4, 1, 0, 1);	/* even when no frame has a mapping */
+	assert_int_equal(read_crafted(&ev, 1, &s4, NULL), 0);
+	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), 1);
+	s4_std(&s4, 1, 1, 1);
 	/* Stack events: past the table, or of the other kind. */
 	stack_ev(&ev, 3, 2);
 	assert_int_equal(read_crafted(&ev, 1, &s4, &s5), -1);
@@ -840,6 +894,100 @@ static void test_reader_frame_limit(void **state)
 	free(s4.b);
 }
 
+/* The stack table's options: defaults, the limits a reader reads, and the
+ * table's bytes counted. */
+static void test_opts(void **state)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o), .max_bytes = 1 << 20, .chunk_bytes = 4096, .ncpus = 2,
+		.max_threads = 64, .max_processes = 64,
+	};
+	struct frec_recorder_stats small, big;
+	struct frec_recorder *rec;
+
+	(void)state;
+	o.max_stacks = 16;
+	o.max_stack_frames = 64;
+	rec = frec_recorder__new(&o);
+	assert_non_null(rec);
+	frec_recorder__stats(rec, &small);
+	frec_recorder__free(rec);
+	o.max_stacks = 1u << 15;	/* frames by default: 2^20, the limit */
+	o.max_stack_frames = 0;
+	rec = frec_recorder__new(&o);
+	assert_non_null(rec);
+	frec_recorder__stats(rec, &big);
+	frec_recorder__free(rec);
+	/* 32 bytes a frame (address and what seal makes of it) at least */
+	assert_true(big.tables_bytes - small.tables_bytes > (32ull << 20));
+	o.max_stacks = 1u << 16;	/* the default frames are capped */
+	rec = frec_recorder__new(&o);
+	assert_non_null(rec);
+	frec_recorder__free(rec);
+	o.max_stack_frames = (1u << 20) + 1;
+	assert_null(frec_recorder__new(&o));
+	assert_int_equal(errno, EINVAL);
+	o.max_stack_frames = 0;
+	o.max_stacks = (1u << 20) + 1;
+	assert_null(frec_recorder__new(&o));
+	assert_int_equal(errno, EINVAL);
+}
+
+static void check_offcpu(struct frec_gen *g, unsigned gen, void *arg)
+{
+	static const char *const kn[4] = { "schedule", "do_nanosleep", "hrtimer_nanosleep",
+					   "__x64_sys_nanosleep" };
+	static const char *const un[4] = { "inner", "middle", "outer", "main" };
+	const struct frec_stack *k = frec_gen__stack(g, 1), *u = frec_gen__stack(g, 2);
+
+	(void)gen;
+	(void)arg;
+	assert_int_equal(frec_gen__info(g)->nstacks, 4);
+	assert_int_equal(frec_gen__info(g)->nmappings, 1);
+	assert_int_equal(k->nframes, 4);
+	assert_int_equal(u->nframes, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		frame_eq(&k->frames[i], kn[i], 0x10 * (i + 1), "[kernel]", NULL, 0);
+		frame_eq(&u->frames[i], un[i], 0x8 + 0x10 * i, "/bin/app", "b1ab",
+			 SYNTH_FN(i) + 0x8 + 0x10 * i - SYNTH_APP);
+	}
+	assert_int_equal(frec_gen__stack(g, 3)->nframes, 1);
+	assert_string_equal(frec_gen__stack(g, 4)->frames[0].sym, "main");
+}
+
+/* The known off-CPU snapshot of synth.h is what it says. */
+static void test_offcpu_snapshot(void **state)
+{
+	__u64 out_ts = 0, off = 0;
+	unsigned blocks = 0;
+	struct got got;
+	char dir[64];
+
+	(void)state;
+	assert_int_equal(synth_tmpdir(dir), 0);
+	assert_int_equal(synth_offcpu_snapshot(dir, "x.frec"), 0);
+	read_snap(dir, "x.frec", &got, check_offcpu, NULL);
+	assert_int_equal(got.gens, 1);
+	for (unsigned i = 0; i < got.nev; i++) {
+		const struct frec_event *e = &got.ev[i];
+
+		if (e->type == FREC_EV_STACK && e->tid == 401 && e->stack.kstack) {
+			assert_int_equal(e->stack.kstack, 1);
+			assert_int_equal(e->stack.ustack, 2);
+			assert_int_equal(got.ev[i - 1].type, FREC_EV_SCHED_SWITCH);
+			out_ts = e->ts;
+			blocks++;
+		}
+		if (e->type == FREC_EV_SCHED_SWITCH && e->sw.next_pid == 401 && out_ts) {
+			off += e->ts - out_ts;
+			out_ts = 0;
+		}
+	}
+	assert_int_equal(blocks, SYNTH_OFFCPU_BLOCKS);
+	assert_int_equal(off, SYNTH_OFFCPU_BLOCKS * SYNTH_OFFCPU_BLOCK_NS);
+	synth_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -848,10 +996,13 @@ int main(void)
 		cmocka_unit_test(test_per_generation),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_orphans),
+		cmocka_unit_test(test_orphan_discarded),
 		cmocka_unit_test(test_images),
 		cmocka_unit_test(test_no_symbolizer),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_frame_limit),
+		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_offcpu_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
