@@ -391,13 +391,14 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	frecd_config__free(*so->cfg);
 	*so->cfg = p->cfg;
 	p->cfg = NULL;
-	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s, stacks %s, -o %s, --keep %u, --keep-size %s",
+	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s%s%s, -o %s, --keep %u, --keep-size %s",
 		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
 		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
 		 *so->triggers ? (*so->triggers)->n : 0,
 		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
-		 frecd_format_stacks(cur->stacks), cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
+		 cur->stacks ? ", stacks " : "", cur->stacks ? frecd_format_stacks(cur->stacks) : "",
+		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
 	plan_free(p);
 	return 0;
 

@@ -15,6 +15,8 @@
 #include "frecd/symbolizer.h"
 
 #define QUEUE_CAP	256	/* images waiting for the helper */
+#define RELEARN_FIRST_NS	(1000ull * 1000000)
+#define RELEARN_MAX_NS		(64000ull * 1000000)
 #define BUILD_ID_HEX	(2 * 64 + 1)	/* a build-id note is at most 64 bytes here */
 
 enum { IMG_QUEUED, IMG_READY, IMG_FAILED };
@@ -46,6 +48,10 @@ struct simage {
 	bool current;			/* tgid's present image */
 	struct smap *maps;		/* sorted by start */
 	size_t nmaps;
+	/* A READY image missing a mapping (a library loaded since) is read
+	 * again, at most once per relearn_gap_ns, which doubles each time. */
+	bool relearning;
+	__u64 relearn_at_ns, relearn_gap_ns;
 };
 
 struct qent {
@@ -79,6 +85,15 @@ struct frecd_symbolizer {
 };
 
 /* --- lists and hashes (under lock) -------------------------------------- */
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 
 #define LIST_INIT(head)		((head)->prev = (head)->next = (head))
 #define LIST_DEL(e)		do { (e)->prev->next = (e)->next; (e)->next->prev = (e)->prev; \
@@ -293,6 +308,31 @@ static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struc
 	return f;
 }
 
+/* The file of the same mapping in the image's present mappings (a
+ * relearn), a reference taken: files mapped before are not opened again. */
+static struct sfile *reuse_file(struct frecd_symbolizer *s, __u32 tgid, __u64 image,
+				const struct learn_map *lm)
+{
+	struct sfile *f = NULL;
+	struct simage *im;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	im = img_find(s, tgid, image);
+	for (i = 0; im && i < im->nmaps; i++) {
+		const struct smap *m = &im->maps[i];
+
+		if (m->start == lm->start && m->end == lm->end && m->pgoff == lm->pgoff &&
+		    m->file->dev == lm->dev && m->file->ino == lm->ino) {
+			f = m->file;
+			file_get(s, f);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
 static int cmp_smap(const void *a, const void *b)
 {
 	const struct smap *x = a, *y = b;
@@ -319,7 +359,10 @@ static void learn(struct frecd_symbolizer *s, __u32 tgid, __u64 image)
 	if (!ret && l.n && !(maps = calloc(l.n, sizeof(*maps))))
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < l.n; i++) {
-		struct sfile *f = file_of(s, tgid, &l.maps[i]);
+		struct sfile *f = reuse_file(s, tgid, image, &l.maps[i]);
+
+		if (!f)
+			f = file_of(s, tgid, &l.maps[i]);
 
 		if (!f) {
 			ret = -ENOMEM;
@@ -339,10 +382,25 @@ static void learn(struct frecd_symbolizer *s, __u32 tgid, __u64 image)
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, image);
-	if (im && im->state == IMG_QUEUED && !ret) {
+	if (im && im->relearning) {
+		/* the old mappings go (their files stay while another maps them
+		 * or the LRU keeps them); nothing read: the old ones stay */
+		im->relearning = false;
+		if (!ret) {
+			struct smap *old = im->maps;
+			size_t nold = im->nmaps;
+
+			im->maps = maps;
+			im->nmaps = n;
+			maps = old;
+			n = nold;
+		}
+	} else if (im && im->state == IMG_QUEUED && !ret) {
 		im->maps = maps;
 		im->nmaps = n;
 		im->state = IMG_READY;
+		im->relearn_gap_ns = RELEARN_FIRST_NS / 2;	/* doubled at the first */
+		im->relearn_at_ns = mono_ns() + RELEARN_FIRST_NS;
 		s->learned++;
 		maps = NULL;
 		n = 0;
@@ -424,6 +482,26 @@ out:
 	return image;
 }
 
+/* A frame of a learned image outside its mappings: read them again (the
+ * process mapped more since), not more often than the image's gap. */
+static void relearn(struct frecd_symbolizer *s, struct simage *im)
+{
+	__u64 now;
+
+	if (!im->current || im->relearning || s->qtail - s->qhead == QUEUE_CAP)
+		return;
+	now = mono_ns();
+	if (now < im->relearn_at_ns)
+		return;
+	im->relearn_gap_ns = im->relearn_gap_ns ? im->relearn_gap_ns * 2 : RELEARN_FIRST_NS;
+	if (im->relearn_gap_ns > RELEARN_MAX_NS)
+		im->relearn_gap_ns = RELEARN_MAX_NS;
+	im->relearn_at_ns = now + im->relearn_gap_ns;
+	im->relearning = true;
+	s->queue[s->qtail++ % QUEUE_CAP] = (struct qent){ .tgid = im->tgid, .image = im->image };
+	pthread_cond_signal(&s->wake);
+}
+
 static int sym_kernel(void *ctx, __u64 ip, const char **sym, __u64 *sym_offset)
 {
 	struct frecd_symbolizer *s = ctx;
@@ -442,8 +520,12 @@ static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_us
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, image);
-	if (!im || im->state != IMG_READY || !im->nmaps)
+	if (!im || im->state != IMG_READY)
 		goto out;
+	if (!im->nmaps || ip < im->maps[0].start) {
+		relearn(s, im);
+		goto out;
+	}
 	/* the last mapping starting at or below ip */
 	hi = im->nmaps;
 	while (hi - lo > 1) {
@@ -455,8 +537,10 @@ static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_us
 			hi = mid;
 	}
 	m = &im->maps[lo];
-	if (ip < m->start || ip >= m->end)
+	if (ip < m->start || ip >= m->end) {
+		relearn(s, im);
 		goto out;
+	}
 	/* The file outlives the call: only this thread frees images, and a
 	 * file goes only when no image maps it. */
 	out->path = m->file->path;

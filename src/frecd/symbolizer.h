@@ -12,7 +12,9 @@
  * reads its build-id and its function symbols (elf_syms.h). Files are
  * cached by (device, inode, build-id), shared by every process that maps
  * them. An exec, or a new process under a pid seen before, starts a new
- * image: the next stack learns it again. Images are kept after their
+ * image: the next stack learns it again. A frame outside a learned image's
+ * mappings (a library loaded since) has them read again, at most once a
+ * second for an image, then less and less often (up to once a minute). Images are kept after their
  * process exits, so that generations sealed later still name its frames.
  *
  * Memory is bounded: at most max_images images (the least recently used

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 #include "frecd/elf_file.h"
 #include "frecd/elf_syms.h"
@@ -351,6 +353,34 @@ static void test_symbolizer(void **state)
 	assert_true(strlen(uf.build_id) == 0 || strlen(uf.build_id) >= 16);
 	/* not mapped at all */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, 8, &uf), -ENOENT);
+
+	/* mapped after the image was learned (as dlopen() does): unknown at
+	 * first, then read again once a second has passed since */
+	{
+		int efd = open(exe, O_RDONLY);
+		void *p;
+
+		assert_true(efd >= 0);
+		p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, efd, 0);
+		close(efd);
+		assert_true(p != MAP_FAILED);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
+				 -ENOENT);
+		assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
+				 -ENOENT);	/* too soon: not read again */
+		usleep(1100 * 1000);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
+				 -ENOENT);	/* now queued */
+		assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf), 0);
+		assert_string_equal(uf.path, exe);
+		assert_int_equal(uf.file_offset, 0x10);
+		/* the mappings learned first are still there */
+		assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+		assert_string_equal(uf.sym, "frec_test_marker_fn");
+		munmap(p, 4096);
+	}
 	/* an image never handed out */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img + 100, ip, &uf), -ENOENT);
 
@@ -376,6 +406,40 @@ static void test_symbolizer(void **state)
 	assert_true(st.files >= 1);
 	frecd_symbolizer__free(s);
 	unlink(ksyms);
+}
+
+/* The tracing path's frames on top of a switch's kernel stack. */
+static void test_kernel_skip(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T bpf_trace_run4\n"
+		"ffffffff81000200 T __traceiter_sched_switch\n"
+		"ffffffff81000300 t __schedule\n"
+		"ffffffff81000400 T schedule\n"
+		"ffffffff81001000 T _etext\n";
+	char path[] = "/tmp/frec-test-kallsyms-XXXXXX";
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = path };
+	const __u64 three[] = { 0xffffffffc0000010ull, 0xffffffff81000110ull, 0xffffffff81000210ull,
+				0xffffffff81000310ull, 0xffffffff81000410ull };
+	const __u64 none[] = { 0xffffffff81000310ull, 0xffffffff81000410ull };
+	struct frecd_symbolizer *s;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+	assert_int_equal(frecd_symbolizer__kernel_skip(s, three, 5), 3);
+	assert_int_equal(frecd_symbolizer__kernel_skip(s, three, 2), -ENOENT);
+	assert_int_equal(frecd_symbolizer__kernel_skip(s, none, 2), -ENOENT);
+	frecd_symbolizer__free(s);
+	unlink(path);
 }
 
 /* At most max_images images: the least recently used one goes. */
@@ -422,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_elf_stripped),
 		cmocka_unit_test(test_symbolizer),
 		cmocka_unit_test(test_symbolizer_bounded),
+		cmocka_unit_test(test_kernel_skip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
