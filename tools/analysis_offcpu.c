@@ -102,6 +102,9 @@ static void offcpu_text(void *p, const struct frec_report_ctx *ctx, struct frec_
 	rows = frec_report__rows(ctx, n);
 	frec_out__printf(o, "\nOff-CPU time by stack (blocking switch-out until the next switch-in): "
 			 "%zu of %zu\n", rows, n);
+	if (!n && !(frec_walk__header(ctx->walk)->config.flags & FREC_CFG_STACKS_OFFCPU))
+		frec_out__str(o, "  none: this snapshot was taken without off-CPU stacks "
+				 "(frecd --stacks offcpu captures them)\n");
 	for (i = 0; i < rows; i++) {
 		const struct frec_offcpu_row *r = frec_offcpu__row(a->oc, i);
 		const struct frec_offcpu_stack *s = frec_offcpu__stack(a->oc, r->stack);
