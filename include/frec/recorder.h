@@ -42,9 +42,9 @@ struct frec_recorder_opts {
 	__u32 max_threads;		/* capacity of the task table, default 65536 */
 	__u32 max_processes;		/* capacity of the process table, default 16384 */
 	__u32 max_stacks;		/* distinct stacks per generation, default 8192,
-					 * at most 2^22 */
-	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks,
-					 * at most 2^26 */
+					 * at most 2^20 */
+	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks
+					 * (at most 2^20, the limit) */
 };
 
 struct frec_recorder_stats {
@@ -86,7 +86,9 @@ struct frec_recorder_stats {
 					 * no stack of that kind */
 	__u64 stacks_orphaned;		/* stack records whose event (the record before
 					 * on their CPU, same ts and thread) was not
-					 * stored: dropped, never attached elsewhere */
+					 * stored, or not the last event stored on that
+					 * CPU in the open generation: dropped, never
+					 * attached elsewhere */
 };
 
 /*

@@ -47,6 +47,13 @@
 #define PROBE_MIN_BYTES		12		/* id, kind, 4 strs, offset, nargs */
 #define STR_MIN_BYTES		2
 #define TRIGGER_MIN_BYTES	6		/* section 6: id, kind, 2 strs */
+#define STACK_MIN_BYTES		3		/* section 4: kind, nframes, a frame */
+#define USER_FRAME_MIN_BYTES	3		/* mapping, file_offset, symbol */
+#define MAPPING_MIN_BYTES	4		/* section 5: 2 strs */
+/* Frames of all stacks of one block, at most: a reader's memory for them
+ * (a struct frec_frame of 40 bytes for a frame that may take one byte)
+ * stays bounded whatever a block claims; the writer stays below. */
+#define STACK_FRAMES_MAX	(1u << 20)
 
 /* Encoded events (the last section of a block's payload). */
 #define EV_TYPE_MASK		0x0f		/* tag bits 0-3 */

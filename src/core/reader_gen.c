@@ -82,7 +82,8 @@ static int section_triggers(struct frec_gen *g, const uint8_t *p, const uint8_t 
 /*
  * Section "stacks": n, then n x (kind, nframes, frames). Each frame takes
  * at least a byte (a kernel frame) or three (a user frame), so the counts
- * are bounded by the bytes before anything grows. Symbols are checked
+ * are bounded by the bytes before anything grows, and all frames together
+ * by STACK_FRAMES_MAX: a struct frec_frame is 40 bytes for one such byte. Symbols are checked
  * against the string table, read before the sections; mappings refer
  * forward to section 5 and are checked once it is read (stacks_link).
  */
@@ -92,16 +93,17 @@ static int section_stacks(struct frec_gen *g, const uint8_t *p, const uint8_t *e
 	uint32_t n, nf = 0;
 
 	V32(n);
-	if (n > (size_t)(end - p) / 2)
+	if (n > (size_t)(end - p) / STACK_MIN_BYTES)
 		return -EBADMSG;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t kind, nfr;
 
 		V32(kind);
 		V32(nfr);
-		if ((kind != FREC_STACK_KERNEL && kind != FREC_STACK_USER) ||
-		    nfr > FREC_MAX_STACK_DEPTH ||
-		    (uint64_t)nfr * (kind == FREC_STACK_USER ? 3 : 1) > (uint64_t)(end - p))
+		if ((kind != FREC_STACK_KERNEL && kind != FREC_STACK_USER) || !nfr ||
+		    nfr > FREC_MAX_STACK_DEPTH || nfr > STACK_FRAMES_MAX - nf ||
+		    (uint64_t)nfr * (kind == FREC_STACK_USER ? USER_FRAME_MIN_BYTES : 1) >
+			    (uint64_t)(end - p))
 			return -EBADMSG;
 		if (grow(&g->stks, &g->stks_cap, i + 1, sizeof(*g->stks)) ||
 		    grow(&g->stk_first, &g->stk_first_cap, i + 1, sizeof(*g->stk_first)) ||
@@ -146,7 +148,7 @@ static int section_mappings(struct frec_gen *g, const uint8_t *p, const uint8_t 
 	uint32_t n;
 
 	V32(n);
-	if (n > (size_t)(end - p) / 2)
+	if (n > (size_t)(end - p) / MAPPING_MIN_BYTES)
 		return -EBADMSG;
 	for (uint32_t i = 0; i < n; i++) {
 		if (grow(&g->maps, &g->maps_cap, i + 1, sizeof(*g->maps)))

@@ -20,8 +20,8 @@
 #define DEF_MAX_PROCESSES	16384
 #define DEF_MAX_STACKS		8192
 #define DEF_STACK_FRAMES_PER	32	/* default max_stack_frames per max_stacks */
-#define MAX_STACKS		(1u << 22)
-#define MAX_STACK_FRAMES	(1u << 26)
+#define MAX_STACKS		STACK_FRAMES_MAX	/* each has a frame */
+#define MAX_STACK_FRAMES	STACK_FRAMES_MAX	/* what a reader reads */
 #define MIN_CHUNK		1024
 #define MAX_CHUNK		(16u << 20)
 #define MAX_TASKS		(1u << 22)
@@ -147,7 +147,8 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
 	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
 	max_stacks = OPT(o, max_stacks, DEF_MAX_STACKS);
-	max_frames = max_stacks <= MAX_STACKS ? max_stacks * DEF_STACK_FRAMES_PER : 0;
+	max_frames = max_stacks < MAX_STACK_FRAMES / DEF_STACK_FRAMES_PER ?
+		     max_stacks * DEF_STACK_FRAMES_PER : MAX_STACK_FRAMES;
 	max_frames = OPT(o, max_stack_frames, max_frames);
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
 	    max_threads > MAX_TASKS || max_procs > MAX_TASKS || max_stacks > MAX_STACKS ||
@@ -387,9 +388,14 @@ static void lost_event(const struct frec_recorder *r, struct frec_event *ev, uin
 	}
 }
 
-/* Write what was owed as lost events, carried by an event at ts, as far as
- * room allows. */
-static void pay_lost(struct frec_recorder *r, uint64_t ts)
+/*
+ * Write what was owed as lost events, carried by an event at ts, as far as
+ * room allows. Once stack records come, a CPU whose last event may still
+ * get its stack (a switch or probe hit of the open generation) keeps its
+ * debt for a later event, unless all is paid (a tick or seal): a lost event
+ * between the two would orphan the stack.
+ */
+static void pay_lost(struct frec_recorder *r, uint64_t ts, bool all)
 {
 	struct open_gen *g = &r->g;
 
@@ -397,6 +403,9 @@ static void pay_lost(struct frec_recorder *r, uint64_t ts)
 		struct frec_event lost;
 
 		if (!g->unstored[c])
+			continue;
+		if (!all && r->stacks_seen && c < r->ncpus && g->last[c].stackable &&
+		    g->last[c].seq == g->seq)
 			continue;
 		lost_event(r, &lost, c < r->ncpus ? c : FREC_CPU_UNKNOWN, g->unstored[c],
 			   g->unstored_first[c], g->unstored_last[c], ts);
@@ -422,8 +431,16 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
 		rec_owe_lost(r, ev->cpu, owed, ev->type == FREC_EV_LOST ? ev->lost.first_ts : ev->ts,
 			     ev->type == FREC_EV_LOST ? ev->lost.last_ts : ev->ts);
 	else if (unlikely(r->g.unstored_total))
-		pay_lost(r, ev->ts);
+		pay_lost(r, ev->ts, false);
 	return err;
+}
+
+/* An event of cpu was not stored: a stack record after it must not
+ * attach to the event stored before it. */
+static inline void cpu_unstackable(struct frec_recorder *r, uint32_t cpu)
+{
+	if (cpu < r->ncpus)
+		r->g.last[cpu].stackable = false;
 }
 
 /*
@@ -433,14 +450,6 @@ static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
  * cut the rings): generations never overlap in time, so it is owed as lost
  * at its own time rather than stored out of order.
  */
-/* An event of cpu was not stored: a stack record after it must not
- * attach to the event stored before it. */
-static inline void cpu_unstackable(struct frec_recorder *r, uint32_t cpu)
-{
-	if (cpu < r->ncpus)
-		r->g.last[cpu].stackable = false;
-}
-
 static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
 	int err;
@@ -515,12 +524,14 @@ static uint32_t stack_put(struct frec_recorder *r, unsigned kind, uint32_t tgid,
 static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 {
 	uint64_t ips[2 * FREC_MAX_STACK_DEPTH];
+	const uint64_t *frames;
 	struct open_gen *g = &r->g;
 	struct frec_rec_stack s;
 	struct frec_event ev;
 	const struct cpu_last *l;
 	uint32_t cpu;
 
+	r->stacks_seen = true;
 	if (len < sizeof(s)) {
 		r->st.malformed++;
 		return -EINVAL;
@@ -536,6 +547,10 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 	l = cpu < r->ncpus ? &g->last[cpu] : NULL;
 	if (!l || !l->stackable || l->seq != g->seq || l->ts != s.h.ts || l->tid != s.h.tid) {
 		r->st.stacks_orphaned++;
+		/* What a switch or probe hit before it left owed (late:
+		 * never stamped before the open generation). */
+		if (unlikely(g->unstored_total) && s.h.ts >= r->floor_ts)
+			pay_lost(r, s.h.ts, false);
 		return 0;
 	}
 	memset(&ev, 0, sizeof(ev));
@@ -551,28 +566,36 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 		cpu_unstackable(r, cpu);
 		return -ENOSPC;
 	}
-	memcpy(ips, (const uint8_t *)data + sizeof(s), 8u * (s.kframes + s.uframes));
-	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, ips, s.kframes);
-	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, ips + s.kframes, s.uframes);
+	/* Ring records are 8-byte aligned: their frames are read in place. */
+	frames = (const uint64_t *)((const uint8_t *)data + sizeof(s));
+	if (unlikely((uintptr_t)frames & 7)) {
+		memcpy(ips, frames, 8u * (s.kframes + s.uframes));
+		frames = ips;
+	}
+	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, frames, s.kframes);
+	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, frames + s.kframes, s.uframes);
 	store_ev(r, &ev, NULL);
 	r->st.stacks++;
 	if (unlikely(g->unstored_total))
-		pay_lost(r, ev.ts);
+		pay_lost(r, ev.ts, false);
 	return 0;
 }
 
 int frec_recorder__push(struct frec_recorder *r, const void *data, size_t len)
 {
+	struct frec_rec_hdr h;
 	struct frec_event ev;
 	struct rec_names nm;
 
-	if (unlikely(len >= sizeof(struct frec_rec_hdr) &&
-		     ((const struct frec_rec_hdr *)data)->type == FREC_EV_STACK))
+	/* Records come 8-byte aligned from the ring, not from fuzzers. */
+	if (likely(len >= sizeof(h)))
+		memcpy(&h, data, sizeof(h));
+	if (unlikely(len >= sizeof(h) && h.type == FREC_EV_STACK))
 		return push_stack(r, data, len);
 	if (unlikely(record_decode(data, len, &ev, &nm))) {
 		r->st.malformed++;
-		if (len >= sizeof(struct frec_rec_hdr))
-			cpu_unstackable(r, ((const struct frec_rec_hdr *)data)->cpu);
+		if (len >= sizeof(h))
+			cpu_unstackable(r, h.cpu);
 		return -EINVAL;
 	}
 	return push_ev(r, &ev, &nm);
@@ -879,7 +902,7 @@ int frec_recorder__set_symbolizer(struct frec_recorder *r, const struct frec_sym
 static void pay_lost_idle(struct frec_recorder *r, uint64_t now)
 {
 	if (unlikely(r->g.unstored_total) && (r->g.pos <= r->g.lim || r->pool.nfree))
-		pay_lost(r, now);
+		pay_lost(r, now, true);
 }
 
 int frec_recorder__tick(struct frec_recorder *r, __u64 now)

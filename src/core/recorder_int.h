@@ -219,6 +219,8 @@ struct frec_recorder {
 
 	struct frec_symbolizer sym;
 	bool has_sym;
+	bool stacks_seen;	/* a stack record came: owed lost events wait
+				 * while their CPU's stack may come (pay_lost) */
 
 	struct frec_recorder_stats st;
 };

@@ -90,15 +90,32 @@ static inline uint64_t mix64(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
+/* The frames in four independent lanes: the multiplies of one lane wait
+ * for each other, those of four lanes overlap (a 64-frame stack is hashed
+ * in about a quarter of the time of one chain). */
+static uint64_t hash_ips(const uint64_t *ips, uint32_t n, uint64_t seed)
+{
+	uint64_t a = seed, b = ~seed, c = seed ^ 0x5bd1e995, d = seed + n;
+	uint32_t k = 0;
+
+	for (; k + 4 <= n; k += 4) {
+		a = (a ^ ips[k]) * 0x9e3779b97f4a7c15ull;
+		b = (b ^ ips[k + 1]) * 0xc2b2ae3d27d4eb4full;
+		c = (c ^ ips[k + 2]) * 0x165667b19e3779f9ull;
+		d = (d ^ ips[k + 3]) * 0xd6e8feb86659fd93ull;
+	}
+	for (; k < n; k++)
+		a = mix64(a, ips[k]);
+	return mix64(mix64(mix64(a, b >> 29 | b << 35), c >> 17 | c << 47), d);
+}
+
 uint32_t stacks_intern(struct stack_table *t, unsigned kind, uint32_t tgid, uint64_t image,
 		       const uint64_t *ips, uint32_t n)
 {
-	uint64_t h = mix64(mix64(mix64(kind, n), tgid), image);
+	uint64_t h = hash_ips(ips, n, mix64(mix64(mix64(kind, n), tgid), image));
 	struct stack_ent *e;
 	uint32_t i, hash;
 
-	for (uint32_t k = 0; k < n; k++)
-		h = mix64(h, ips[k]);
 	hash = (uint32_t)(h ^ (h >> 32));
 	for (i = hash & t->mask;; i = (i + 1) & t->mask) {
 		uint32_t v = t->slots[i];

@@ -378,10 +378,10 @@ static void seed_v2(void)
 	ev.trigger.id = 3;
 	ev.trigger.count = 1;
 	frec_recorder__push_event(rec, &ev);
-	ev.type = FREC_EV_STACK;
-	ev.stack.kstack = 1;
-	ev.stack.ustack = 2;
-	frec_recorder__push_event(rec, &ev);
+	/* a probe hit with its user stack (no symbolizer: addresses) */
+	synth_probe(rec, FREC_EV_UPROBE, t + 1000, 1, 11, 10, 1, 0, NULL, 0);
+	synth_stack(rec, t + 1000, 1, 11, 10, NULL, 0, (const __u64[]){ 0x401000, 0x402000 }, 2,
+		    FREC_STACK_KERN_ERR);
 	frec_recorder__seal(rec, t + 2000);
 	/* late: before the seal */
 	synth_switch(rec, t + 1500, 1, 11, 10, "worker", 1, 0, 0, "swapper/1");
@@ -389,6 +389,76 @@ static void seed_v2(void)
 	/* lost: no thread; and one firing dated before this generation */
 	frec_recorder__add_suppressed(rec, 2, 0, 0, t + 10, 7, 3);
 	write_seed(rec, "v2-events.frec", t + 4000);
+	frec_recorder__free(rec);
+}
+
+/*
+ * Stacks (sections 4 and 5, type 14) through the unit tests' fake
+ * symbolizer (tests/unit/synth.h), on 2 CPUs, three generations:
+ *   1: blocking switches of one thread with kernel and user stacks, again
+ *      and again (deduplicated), another process with the same addresses,
+ *      probe hits with user stacks, frames unnamed, mapped but unnamed, in
+ *      libc, and in no known mapping, a kernel thread's kernel-only stack,
+ *      and an orphan (not written);
+ *   2: the process exec'd (a new image: /bin/app.1), the same stacks in a
+ *      table of its own;
+ *   3: no symbolizer: kernel frames unnamed, user frames as addresses.
+ */
+static void seed_stacks(void)
+{
+	static const struct frec_probe_info probes[] = {
+		{ .id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/bin/app:handle",
+		  .path = "/bin/app", .func = "handle", .build_id = "b1ab", .nargs = 1 },
+	};
+	static const __u64 kips[4] = { SYNTH_KBASE + 0x1234, SYNTH_KBASE + 0x5010,
+				       SYNTH_KBASE + 0x9abc, 0xffff0000 };
+	static const __u64 uips[5] = { SYNTH_APP + 0x1040, SYNTH_APP + 0x2080, SYNTH_APP + 0x3010,
+				       SYNTH_LIBC + 0x310, 0x1234 };
+	struct frec_recorder *rec = recorder(2, 0);
+	struct synth_sym ctx = { 0 };
+	struct frec_symbolizer sym = synth_symbolizer(&ctx);
+	struct frec_header tmpl = { 0 };
+	__u64 t = 8000000000ull, arg = 42;
+
+	frec_recorder__set_symbolizer(rec, &sym);
+	frec_recorder__set_probes(rec, probes, 1);
+	frec_recorder__set_cmdline(rec, 600, "app --stacks");
+	frec_recorder__tick(rec, t);
+	for (unsigned g = 0; g < 3; g++) {
+		if (g == 1)
+			ctx.images[600 % 8] = 1;	/* exec */
+		if (g == 2)
+			frec_recorder__set_symbolizer(rec, NULL);
+		for (unsigned i = 0; i < 6; i++, t += 10000) {
+			synth_switch(rec, t, 0, 0, 0, "swapper/0", 0, 601, 600, "app");
+			synth_probe(rec, FREC_EV_UPROBE, t + 1000, 0, 601, 600, 1, 1, &arg, 0);
+			synth_stack(rec, t + 1000, 0, 601, 600, NULL, 0, uips + (i & 1), 4 - (i & 1),
+				    FREC_STACK_KERN_ERR);
+			/* blocks in one of two places */
+			synth_switch(rec, t + 2000, 0, 601, 600, "app", 1, 0, 0, "swapper/0");
+			synth_stack(rec, t + 2000, 0, 601, 600, kips + (i % 2), 3, uips, 5, 0);
+			/* another process, the same addresses */
+			synth_switch(rec, t + 2500, 1, 0, 0, "swapper/1", 0, 701, 700, "other");
+			synth_switch(rec, t + 3000, 1, 701, 700, "other", 2, 0, 0, "swapper/1");
+			synth_stack(rec, t + 3000, 1, 701, 700, kips, 3, uips, 5, 0);
+			/* a kernel thread: no user stack */
+			synth_switch(rec, t + 4000, 1, 0, 0, "swapper/1", 0, 50, 50, "kworker/1:0");
+			synth_switch(rec, t + 5000, 1, 50, 50, "kworker/1:0", 0x402, 0, 0, "swapper/1");
+			synth_stack(rec, t + 5000, 1, 50, 50, kips + 1, 3, NULL, 0, 0);
+			/* an orphan: its switch is another thread's */
+			synth_stack(rec, t + 5000, 1, 51, 50, kips, 1, NULL, 0, 0);
+		}
+		t += 1000000;
+		frec_recorder__seal(rec, t);
+	}
+	tmpl.ncpus = 2;
+	tmpl.config.min_age_ns = 10ull * 1000000000;
+	tmpl.config.max_bytes = 64 << 20;
+	tmpl.config.period_ns = 1000000000;
+	tmpl.config.ring_bytes = 16 << 20;
+	tmpl.config.flags = FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES;
+	snprintf(tmpl.reason, sizeof(tmpl.reason), "seed stacks.frec");
+	write_seed_as(rec, "stacks.frec", t + 1000, &tmpl);
 	frec_recorder__free(rec);
 }
 
@@ -523,6 +593,107 @@ static void seed_hostile(const char *name, size_t raw_mib)
 	free(b);
 }
 
+/*
+ * Sections 4 and 5 that claim more than they hold, in well-formed blocks
+ * (one thread, no events) before known.frec's first block: k stacks over
+ * R bytes of one-frame kernel stacks (k far past the bytes); k = R/3 of
+ * them, each 3 bytes as claimed but together past the frame limit (the
+ * reader must stop there, not grow with them); k mappings past the bytes.
+ */
+static size_t hostile_stacks_block(uint8_t **out, size_t raw_len, unsigned kind)
+{
+	size_t n = raw_len / 3, hdr_len, blk_len, len;
+	uint8_t head[64], *p = head, *raw, *blk, *q;
+
+	p = put_varint(p, 1);			/* seq */
+	p = put_varint(p, 1000);		/* start_ts */
+	p = put_varint(p, 2000);		/* end_ts */
+	p = put_varint(p, 0);			/* nevents */
+	p = put_varint(p, 0);			/* no counts by type */
+	p = put_varint(p, 1);			/* one CPU, */
+	p = put_varint(p, 0);			/* no drops */
+	p = put_varint(p, 1);			/* a thread */
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	p = put_varint(p, 7);			/* tid 7, tgid 7, "t" */
+	p = put_varint(p, 7);
+	*p++ = 1;
+	*p++ = 't';
+	*p++ = 0;
+	p = put_varint(p, kind == 2 ? 1 : 2);	/* sections */
+	if (kind == 2) {
+		p = put_varint(p, SECTION_MAPPINGS);
+		len = varint_len(raw_len) + raw_len;
+	} else {
+		p = put_varint(p, SECTION_STACKS);
+		len = varint_len(kind ? n : 100 * n) + 3 * n;
+	}
+	p = put_varint(p, len);
+	hdr_len = (size_t)(p - head);
+	raw = calloc(1, hdr_len + len + 8);
+	if (!raw) {
+		fprintf(stderr, "gen_corpus: %s\n", strerror(ENOMEM));
+		exit(1);
+	}
+	memcpy(raw, head, hdr_len);
+	q = raw + hdr_len;
+	if (kind == 2) {
+		q = put_varint(q, raw_len);	/* mappings: zeros are empty strs */
+		q += raw_len;
+	} else {
+		q = put_varint(q, kind ? n : 100 * n);
+		for (size_t i = 0; i < n; i++) {
+			*q++ = FREC_STACK_KERNEL;
+			*q++ = 1;
+			*q++ = 0;
+		}
+		/* section 5, empty, so that only section 4's counts decide */
+		q = put_varint(q, SECTION_MAPPINGS);
+		q = put_varint(q, 1);
+		q = put_varint(q, 0);
+	}
+	blk = synth_deflate_block(raw, (size_t)(q - raw), 0, (size_t)(q - raw), 9, 9, &blk_len);
+	if (!blk)
+		exit(1);
+	free(raw);
+	*out = blk;
+	return blk_len;
+}
+
+static void seed_hostile_stacks(const char *name, size_t raw_mib)
+{
+	uint8_t *blk[3], *m;
+	size_t len, nb[3], hdr, off;
+	char path[512];
+	unsigned char *b, *f;
+
+	snprintf(path, sizeof(path), "%s/known.frec", outdir);
+	b = read_file(path, &len);
+	m = memmem(b + FILE_PREFIX_LEN, len - FILE_PREFIX_LEN, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
+	if (!m) {
+		fprintf(stderr, "gen_corpus: no block in %s\n", path);
+		exit(1);
+	}
+	hdr = (size_t)(m - b);
+	for (unsigned k = 0; k < 3; k++)
+		nb[k] = hostile_stacks_block(&blk[k], raw_mib << 20, k);
+	f = malloc(len + nb[0] + nb[1] + nb[2]);
+	if (!f)
+		exit(1);
+	memcpy(f, b, hdr);
+	off = hdr;
+	for (unsigned k = 0; k < 3; k++) {
+		memcpy(f + off, blk[k], nb[k]);
+		off += nb[k];
+		free(blk[k]);
+	}
+	memcpy(f + off, m, len - hdr);
+	write_bytes(name, f, off + len - hdr);
+	free(f);
+	free(b);
+}
+
 /* --- real recordings --------------------------------------------------------
  * A snapshot recorded by frecd names every task its events mention, with
  * command lines and exec'd file names from the machine it ran on. To commit
@@ -642,6 +813,10 @@ static void import_real(const char *in, const char *name, __u64 max_events)
 			}
 			if (ev.type == FREC_EV_TASK_RENAME)
 				ev.rename.newcomm = neutral_comm(ev.rename.newcomm);
+			/* Stacks come only as ring records, with their frames:
+			 * an imported recording keeps none. */
+			if (ev.type == FREC_EV_STACK)
+				continue;
 			frec_recorder__push_event(rec, &ev);
 			last = ev.ts;
 			kept++;
@@ -706,6 +881,8 @@ int main(int argc, char **argv)
 	seed_v2();
 	seed_damaged();
 	seed_hostile("hostile-counts.frec", 16);
+	seed_stacks();
+	seed_hostile_stacks("hostile-stacks.frec", 4);
 	printf("gen_corpus: %u seeds in %s\n", written, outdir);
 	return 0;
 }

@@ -17,6 +17,7 @@
  *                                     push a stack record (kn kernel then un user
  *                                     addresses); synth_stack_record() only builds it
  *   synth_sym / synth_symbolizer(&ctx) a fake symbolizer, rules below
+ *   synth_offcpu_snapshot(dir, name)  a thread blocking in a known stack, below
  *   synth_write(rec, dir, name, now)  seal, pin, write dir/name, unpin
  *   synth_known_snapshot(dir, name)   write the snapshot described below
  *   synth_rand_event(st, ev)          a random event over a fixed thread set
@@ -306,7 +307,11 @@ static inline int synth_stack(struct frec_recorder *rec, __u64 ts, __u32 cpu, __
  *           ip & 0xff, except addresses with bit 7 set, which are not named;
  *           [SYNTH_LIBC, +1 MiB) is "/lib/libc.so.6" (no build-id), named
  *           "libc_<ip >> 8 in hex>"; anything else: no mapping known.
- *           With image > 0 the app is "/bin/app.<image>" instead.
+ *           With image > 0 the app is "/bin/app.<image>" instead. Besides,
+ *           SYNTH_FN(i) + off (i < 4: "inner", "middle", "outer", "main")
+ *           and SYNTH_KFN(i) + off (i < 4: "schedule", "do_nanosleep",
+ *           "hrtimer_nanosleep", "__x64_sys_nanosleep"), off < 0x1000, are
+ *           named so, with sym_offset off (file offset: ip - SYNTH_APP).
  *   image:  images[tgid % 8] (a test bumps it for an exec).
  * Names live in one buffer overwritten by every call, as a real symbolizer
  * may do: the recorder must copy them.
@@ -314,6 +319,12 @@ static inline int synth_stack(struct frec_recorder *rec, __u64 ts, __u32 cpu, __
 #define SYNTH_KBASE	0xffffffff81000000ull
 #define SYNTH_APP	0x400000ull
 #define SYNTH_LIBC	0x7f0000000000ull
+#define SYNTH_FN(i)	(SYNTH_APP + 0x10000ull + 0x1000ull * (i))
+#define SYNTH_KFN(i)	(SYNTH_KBASE + 0x100000ull + 0x1000ull * (i))
+
+static const char *const synth_fn_names[4] = { "inner", "middle", "outer", "main" };
+static const char *const synth_kfn_names[4] = { "schedule", "do_nanosleep", "hrtimer_nanosleep",
+						"__x64_sys_nanosleep" };
 
 struct synth_sym {
 	__u64 images[8];
@@ -336,6 +347,11 @@ static inline int synth_sym_kernel(void *ctx, __u64 ip, const char **sym, __u64 
 	s->kernel_calls++;
 	if (ip < SYNTH_KBASE)
 		return -ENOENT;
+	if (ip >= SYNTH_KFN(0) && ip < SYNTH_KFN(4)) {
+		*sym = synth_kfn_names[(ip - SYNTH_KFN(0)) >> 12];
+		*off = ip & 0xfff;
+		return 0;
+	}
 	snprintf(s->name, sizeof(s->name), "k_%llx", (unsigned long long)(ip >> 12));
 	*sym = s->name;
 	*off = ip & 0xfff;
@@ -358,7 +374,10 @@ static inline int synth_sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip,
 		out->path = s->path;
 		out->build_id = "b1ab";
 		out->file_offset = ip - SYNTH_APP;
-		if (!(ip & 0x80)) {
+		if (ip >= SYNTH_FN(0) && ip < SYNTH_FN(4)) {
+			out->sym = synth_fn_names[(ip - SYNTH_FN(0)) >> 12];
+			out->sym_offset = ip & 0xfff;
+		} else if (!(ip & 0x80)) {
 			snprintf(s->name, sizeof(s->name), "app_%llx", (unsigned long long)(ip >> 8));
 			out->sym = s->name;
 			out->sym_offset = ip & 0xff;
@@ -391,6 +410,96 @@ static inline struct frec_symbolizer synth_symbolizer(struct synth_sym *ctx)
 }
 
 /* Seal at now, pin, write dir/name (reason "synth"), unpin: 0 or -errno. */
+/*
+ * Off-CPU time in a known stack, named through synth_symbolizer(), on 2
+ * CPUs, one generation (t = 4 s, sealed at t + 300 ms):
+ *   t + i x 25 ms, i = 0..9: cpu0 swapper/0 -> sleeper (401, tgid 400);
+ *     2 ms later sleeper blocks (S) -> swapper/0, with the kernel stack
+ *     schedule+0x10, do_nanosleep+0x20, hrtimer_nanosleep+0x30,
+ *     __x64_sys_nanosleep+0x40 and the user stack inner+0x8, middle+0x18,
+ *     outer+0x28, main+0x38 ("/bin/app", build-id "b1ab"); 20 ms later
+ *     cpu1 swapper/1 wakes it (sched_waking, target cpu 0).
+ *   t + 250 ms: cpu0 swapper/0 -> sleeper; t + 251 ms sleeper is
+ *     preempted (R) by worker (402, tgid 400): no stack; t + 252 ms worker
+ *     blocks (D) with the kernel stack schedule+0x10 only (its user
+ *     capture failed); t + 252.5 ms cpu1 swapper/1 -> sleeper, and at
+ *     t + 253 ms its uprobe 1 ("uprobe:/bin/app:main") hit carries the
+ *     user stack main+0x38;
+ *   t + 260 ms sleeper exits (sched_process_exit, cpu1).
+ * So sleeper was off the CPU 10 x 23 ms = 230 ms in one stack pair (stacks
+ * 1 and 2), worker's kernel stack is stack 3, the probe's user stack 4.
+ * Process 400 has cmdline "app --sleep". The header has both stack flags.
+ */
+#define SYNTH_OFFCPU_T		4000000000ull
+#define SYNTH_OFFCPU_BLOCKS	10
+#define SYNTH_OFFCPU_BLOCK_NS	23000000ull
+
+static inline int synth_offcpu_snapshot(const char *dir, const char *name)
+{
+	static const struct frec_probe_info probe = {
+		.id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/bin/app:main",
+		.path = "/bin/app", .func = "main", .build_id = "b1ab",
+	};
+	const __u64 t = SYNTH_OFFCPU_T, ms = 1000000;
+	const __u64 k[4] = { SYNTH_KFN(0) + 0x10, SYNTH_KFN(1) + 0x20, SYNTH_KFN(2) + 0x30,
+			     SYNTH_KFN(3) + 0x40 };
+	const __u64 u[4] = { SYNTH_FN(0) + 0x8, SYNTH_FN(1) + 0x18, SYNTH_FN(2) + 0x28,
+			     SYNTH_FN(3) + 0x38 };
+	struct frec_recorder *rec = synth_recorder(2);
+	struct synth_sym ctx;
+	struct frec_symbolizer sym = synth_symbolizer(&ctx);
+	int err = 0;
+
+	if (!rec)
+		return -1;
+	memset(&ctx, 0, sizeof(ctx));
+	frec_recorder__set_symbolizer(rec, &sym);
+	frec_recorder__set_probes(rec, &probe, 1);
+	frec_recorder__set_cmdline(rec, 400, "app --sleep");
+	frec_recorder__tick(rec, t);
+	for (unsigned i = 0; i < SYNTH_OFFCPU_BLOCKS && !err; i++) {
+		__u64 b = t + i * 25 * ms;
+
+		err = synth_switch(rec, b, 0, 0, 0, "swapper/0", 0, 401, 400, "sleeper") ||
+		      synth_switch(rec, b + 2 * ms, 0, 401, 400, "sleeper", 1, 0, 0, "swapper/0") ||
+		      synth_stack(rec, b + 2 * ms, 0, 401, 400, k, 4, u, 4, 0) ||
+		      synth_wake(rec, FREC_EV_SCHED_WAKING, b + 25 * ms, 1, 0, 0, 401, 400,
+				 "sleeper", 0);
+	}
+	if (!err)
+		err = synth_switch(rec, t + 250 * ms, 0, 0, 0, "swapper/0", 0, 401, 400, "sleeper") ||
+		      synth_switch(rec, t + 251 * ms, 0, 401, 400, "sleeper", 0, 402, 400, "worker") ||
+		      synth_switch(rec, t + 252 * ms, 0, 402, 400, "worker", 2, 0, 0, "swapper/0") ||
+		      synth_stack(rec, t + 252 * ms, 0, 402, 400, k, 1, NULL, 0,
+				  FREC_STACK_USER_ERR) ||
+		      synth_switch(rec, t + 252 * ms + 500000, 1, 0, 0, "swapper/1", 0, 401, 400,
+				   "sleeper") ||
+		      synth_probe(rec, FREC_EV_UPROBE, t + 253 * ms, 1, 401, 400, 1, 0, NULL, 0) ||
+		      synth_stack(rec, t + 253 * ms, 1, 401, 400, NULL, 0, u + 3, 1,
+				  FREC_STACK_KERN_ERR) ||
+		      synth_exit(rec, t + 260 * ms, 1, 401, 400, "sleeper");
+	if (!err) {
+		struct frec_header hdr;
+		struct frec_pin *pin;
+		int dfd;
+
+		/* synth_write() with the stack flags in the header */
+		frec_recorder__seal(rec, t + 300 * ms);
+		frec_header__init(&hdr);
+		snprintf(hdr.reason, sizeof(hdr.reason), "synth");
+		hdr.config.flags = FREC_CFG_STACKS_OFFCPU | FREC_CFG_STACKS_PROBES;
+		pin = frec_recorder__pin(rec);
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = pin && dfd >= 0 ? frec_snapshot__write(dfd, name, &hdr, pin) : -1;
+		if (dfd >= 0)
+			close(dfd);
+		if (pin)
+			frec_recorder__unpin(rec, pin);
+	}
+	frec_recorder__free(rec);
+	return err ? -1 : 0;
+}
+
 static inline int synth_write(struct frec_recorder *rec, const char *dir, const char *name,
 			      __u64 now)
 {
