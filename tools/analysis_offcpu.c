@@ -102,6 +102,9 @@ static void offcpu_text(void *p, const struct frec_report_ctx *ctx, struct frec_
 	rows = frec_report__rows(ctx, n);
 	frec_out__printf(o, "\nOff-CPU time by stack (blocking switch-out until the next switch-in): "
 			 "%zu of %zu\n", rows, n);
+	if (!n && !(frec_walk__header(ctx->walk)->config.flags & FREC_CFG_STACKS_OFFCPU))
+		frec_out__str(o, "  none: this snapshot was taken without off-CPU stacks "
+				 "(frecd --stacks offcpu captures them)\n");
 	for (i = 0; i < rows; i++) {
 		const struct frec_offcpu_row *r = frec_offcpu__row(a->oc, i);
 		const struct frec_offcpu_stack *s = frec_offcpu__stack(a->oc, r->stack);
@@ -170,13 +173,15 @@ static int line_cmp(const void *x, const void *y)
 	return strcmp(((const struct folded_line *)x)->s, ((const struct folded_line *)y)->s);
 }
 
-/* Append s to the line, with ';' (the separator) and control bytes as '_'. */
+/* Append s to the line, with ';' (the separator), control bytes and bytes
+ * that are not UTF-8 as '_': the line stays one valid text line. */
 static void put_name(char **buf, size_t *len, size_t *cap, const char *s, bool sep)
 {
-	size_t n = strlen(s) + 2;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
 
-	if (*len + n >= *cap) {
-		size_t ncap = (*cap + n) * 2;
+	if (*len + n + 2 >= *cap) {
+		size_t ncap = (*cap + n + 2) * 2;
 		char *b = realloc(*buf, ncap);
 
 		if (!b)
@@ -186,8 +191,18 @@ static void put_name(char **buf, size_t *len, size_t *cap, const char *s, bool s
 	}
 	if (sep)
 		(*buf)[(*len)++] = ';';
-	for (; *s; s++)
-		(*buf)[(*len)++] = *s == ';' || (unsigned char)*s < 0x20 ? '_' : *s;
+	while (i < n) {
+		size_t k = p[i] < 0x80 ? 1 : frec_utf8__seq_len(p + i, n - i);
+
+		if (k <= 1) {
+			(*buf)[(*len)++] = p[i] == ';' || p[i] < 0x20 || p[i] >= 0x7f ? '_' : (char)p[i];
+			i++;
+		} else {
+			memcpy(*buf + *len, p + i, k);
+			*len += k;
+			i += k;
+		}
+	}
 	(*buf)[*len] = '\0';
 }
 

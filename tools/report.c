@@ -257,7 +257,8 @@ static void report_free(struct report *r)
 
 int frec_report__run(const char *path, const struct frec_report_opts *opts, FILE *out, FILE *err)
 {
-	struct frec_walk_opts wo = { .sorted = true };
+	/* stack events too: the headline counts every event of the file */
+	struct frec_walk_opts wo = { .sorted = true, .stack_events = true };
 	struct frec_out *o = NULL;
 	struct report r;
 	bool oom = false;

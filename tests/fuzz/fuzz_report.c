@@ -3,9 +3,9 @@
  * Fuzz target: `frec report` on one input (its CRCs recomputed, see
  * harness.h). The options come from the input's length, so that the seeds
  * stay plain snapshot files and every option path is still reached:
- *   size % 4 == 0  defaults (text, top 10)
- *              1  --json
- *              2  --pid P --top 3, P one of the seeds' processes
+ *   size % 4 == 0  defaults (text, top 10); --folded when size / 4 is odd
+ *              1  --json --offcpu
+ *              2  --pid P --top 3 --offcpu, P one of the seeds' processes
  *              3  --json --tid T --since +1us --until +5ms, T as above
  * Checks, besides memory safety: exit status 0, 1 or 3; text output valid
  * UTF-8 without control characters; JSON output one valid document; the
@@ -38,13 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int st;
 
 	switch (size % 4) {
+	case 0:
+		o.folded = (size / 4) % 2;
+		break;
 	case 1:
 		o.json = true;
+		o.offcpu = true;
 		break;
 	case 2:
 		o.has_pid = true;
 		o.pid = id;
 		o.top = 3;
+		o.offcpu = true;
 		break;
 	case 3:
 		o.json = true;

@@ -239,6 +239,27 @@ static void test_folded(void **state)
 	captured_free(&c);
 }
 
+/* A snapshot taken without stacks says so. */
+static void test_offcpu_no_stacks(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct captured c;
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/known.frec", f->dir);
+	assert_int_equal(synth_known_snapshot(f->dir, "known.frec"), 0);
+	c = report(path, false, false, 10, -1, -1);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "\nOff-CPU time by stack (blocking switch-out until the next switch-in): 0 of 0\n"
+		      "  none: this snapshot was taken without off-CPU stacks (frecd --stacks offcpu "
+		      "captures them)\n");
+	captured_free(&c);
+	c = report(path, false, true, 10, -1, -1);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	assert_string_equal(c.out, "");
+	captured_free(&c);
+}
+
 /* Without --offcpu the report has no such section. */
 static void test_no_offcpu(void **state)
 {
@@ -263,6 +284,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offcpu_text, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_folded, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_offcpu, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu_no_stacks, setup, tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
