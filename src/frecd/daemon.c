@@ -64,6 +64,9 @@ struct frecd_daemon {
 	__u64 gap_max_ns;		/* since start */
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
 	bool kskip_done;		/* the stacks' tracing frames were counted */
+	__u64 kskip_ts;			/* when the programs were told to skip them */
+	/* a stack record less its tracing frames (see strip_kskip) */
+	__u64 stack_buf[(sizeof(struct frec_rec_stack) + 16 * FREC_MAX_STACK_DEPTH) / 8 + 1];
 };
 
 void frecd_daemon__signals(sigset_t *set)
@@ -97,6 +100,42 @@ static void count_kskip(struct frecd_daemon *d, const void *data, size_t len)
 	}
 	log_debug("stacks: the kernel stacks' first %d frames are the tracing path: skipped", skip);
 	frecd_bpf__set_kskip(d->opts->bpf, skip);
+	d->kskip_ts = frecd_clock__boot_ns();
+}
+
+/*
+ * The stacks the programs took before they were told to skip the tracing
+ * path (those in the rings then, and any a program was taking meanwhile)
+ * still have its frames: the same stack would be stored twice, once with
+ * them. Those are cut here, found by name, so that every stack of a run
+ * starts at the same frame. Returns the record to push: data, or a copy
+ * in d->stack_buf.
+ */
+static const void *strip_kskip(struct frecd_daemon *d, const void *data, size_t *len)
+{
+	/* a program runs for microseconds: 10 ms is a wide margin */
+	const __u64 margin_ns = 10000000;
+	const struct frec_rec_stack *r = data;
+	struct frec_rec_stack *c = (struct frec_rec_stack *)d->stack_buf;
+	size_t n;
+	int skip;
+
+	/* no skip found (then none is cut), or a stack taken after it */
+	if (!d->kskip_ts || r->h.ts > d->kskip_ts + margin_ns)
+		return data;
+	if (!r->kframes || *len < sizeof(*r) + 8ull * (r->kframes + r->uframes) ||
+	    *len > sizeof(d->stack_buf))
+		return data;
+	skip = frecd_symbolizer__kernel_skip(d->opts->symbolizer, r->ips, r->kframes);
+	if (skip <= 0)
+		return data;
+	n = r->kframes + r->uframes - skip;
+	memcpy(c, r, sizeof(*c));
+	memcpy(c->ips, r->ips + skip, 8 * n);
+	c->kframes = r->kframes - skip;
+	c->h.size = sizeof(*c) + 8 * n;
+	*len = c->h.size;
+	return c;
 }
 
 /* The ring buffer callback: one record, straight into the recorder (a
@@ -123,8 +162,12 @@ static void on_record(void *ctx, const void *data, size_t len)
 				frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
 		}
 	}
-	if (!d->kskip_done && h->type == FREC_EV_STACK && len >= sizeof(struct frec_rec_stack))
-		count_kskip(d, data, len);
+	if (d->opts->symbolizer && d->opts->bpf && h->type == FREC_EV_STACK &&
+	    len >= sizeof(struct frec_rec_stack)) {
+		if (!d->kskip_done)
+			count_kskip(d, data, len);
+		data = strip_kskip(d, data, &len);
+	}
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;
