@@ -121,7 +121,7 @@ static void offcpu_text(void *p, const struct frec_report_ctx *ctx, struct frec_
 
 			frec_out__str(o, "      ");
 			frec_text__str(o, frec_frame__label(f, true, label, sizeof(label)), LABEL_MAX);
-			if (!frec_frame__is_kernel(f) && f->module && f->sym) {
+			if (!frec_frame__is_kernel(f) && f->module) {
 				frec_out__str(o, "  ");
 				frec_text__str(o, f->module, 4096);
 			}

@@ -93,7 +93,12 @@ const char *frec_frame__label(const struct frec_frame *f, bool with_offset, char
 	} else if (frec_frame__is_kernel(f)) {
 		snprintf(buf, len, "[kernel]");
 	} else if (f->module) {
-		snprintf(buf, len, "%s+0x%llx", f->module, (unsigned long long)f->file_offset);
+		/* the file's name: its path is in the frame's module (JSON,
+		 * pprof's mapping), and a folded line of full paths is unread */
+		const char *base = strrchr(f->module, '/');
+
+		snprintf(buf, len, "%s+0x%llx", base && base[1] ? base + 1 : f->module,
+			 (unsigned long long)f->file_offset);
 	} else {
 		snprintf(buf, len, "0x%llx", (unsigned long long)f->file_offset);
 	}

@@ -10,8 +10,9 @@
  * the key "stack", innermost first: the kernel frames, then the user ones.
  *
  * Text (labels): "sym+0xOFF" (or "sym" without offsets), else
- * "module+0xOFFSET" for an unnamed user frame, "0xADDR" for one with no
- * mapping, "[kernel]" for an unnamed kernel frame: never a guessed name.
+ * "file+0xOFFSET" (the module's file name, its path being in the JSON) for
+ * an unnamed user frame, "0xADDR" for one with no mapping, "[kernel]" for
+ * an unnamed kernel frame: never a guessed name.
  *
  * Before showing, frec_frame__resolve() names user frames the snapshot did
  * not from --debug-dir (debugsym.h). Single-threaded.

@@ -129,7 +129,7 @@ static void test_dump(void **state)
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	assert_int_equal(count_lines(c.out), 11);
 	expect(c.out, " stack=k_ffffffff81001+0x10;k_ffffffff81002+0x20;app_4010+0x10;"
-		      "/bin/app+0x2090;app_4030+0x20\n");
+		      "app+0x2090;app_4030+0x20\n");
 	expect(c.out, " stack=[kernel]\n");
 	captured_free(&c);
 }
@@ -219,7 +219,7 @@ static void test_offcpu_text(void **state)
 		      "      k_ffffffff81001+0x10\n"
 		      "      k_ffffffff81002+0x20\n"
 		      "      app_4010+0x10  /bin/app\n"
-		      "      /bin/app+0x2090  build-id b1ab\n"
+		      "      app+0x2090  /bin/app  build-id b1ab\n"
 		      "      app_4030+0x20  /bin/app\n"
 		      "  tid 102 pid 100 helper  1 blocks, total 1000.000 us, max 1000.000 us\n"
 		      "      [kernel]\n");
@@ -234,7 +234,7 @@ static void test_folded(void **state)
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	/* outermost first, all rows whatever --top says, sorted */
 	assert_string_equal(c.out, "helper;[kernel] 1000\n"
-				   "worker;app_4030;/bin/app+0x2090;app_4010;k_ffffffff81002;"
+				   "worker;app_4030;app+0x2090;app_4010;k_ffffffff81002;"
 				   "k_ffffffff81001 7000\n");
 	captured_free(&c);
 }
