@@ -5,17 +5,18 @@
 # --btf is named; a configuration error is a usage error.
 . "$FREC_TEST_LIB"
 
-items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion"
+items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion kallsyms"
 line_re='^(ok|missing) +[A-Za-z_]+ +\(.+\)$'
 
 "$FRECD" --check --config /dev/null > check.out 2> check.err
 rc=$?
 [ ! -s check.err ] || { cat check.err >&2; fail "--check wrote to stderr"; }
 assert_eq "--check exit status" 0 "$rc"
-assert_eq "--check lines" 16 "$(wc -l < check.out)"
-assert_eq "--check items in order" "$items" "$(head -n 15 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "lines of the item format" 15 "$(grep -Ec "$line_re" check.out)"
+assert_eq "--check lines" 17 "$(wc -l < check.out)"
+assert_eq "--check items in order" "$items" "$(head -n 16 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "lines of the item format" 16 "$(grep -Ec "$line_re" check.out)"
 assert_eq "last line" "frecd can run here" "$(tail -n 1 check.out)"
+assert_eq "kallsyms as root" ok "$(awk '$2 == "kallsyms" { print $1 }' check.out)"
 assert_eq "kernel" "ok       kernel         ($(uname -r) $(uname -m))" "$(awk '$2 == "kernel"' check.out)"
 
 # Everything frecd uses works here; tracefs (and the classic tracepoint that
@@ -81,9 +82,9 @@ as_nobody "$pub/frecd" --check --config /dev/null > nobody.out 2> nobody.err
 rc=$?
 rm -rf "$pub"
 assert_eq "--check as nobody: exit" 1 "$rc"
-assert_eq "--check as nobody: lines" 16 "$(wc -l < nobody.out)"
-assert_eq "--check as nobody: items" "$items" "$(head -n 15 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
-for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs triggers recursion; do
+assert_eq "--check as nobody: lines" 17 "$(wc -l < nobody.out)"
+assert_eq "--check as nobody: items" "$items" "$(head -n 16 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs triggers recursion kallsyms; do
 	assert_eq "$item as nobody" "missing" "$(awk -v i="$item" '$2 == i { print $1 }' nobody.out)"
 done
 grep -Eq '^missing  CAP_BPF        \(not in the effective set \(CapEff 0000000000000000\), needed for BPF programs and maps; run frecd as root or grant it \(AmbientCapabilities= in the unit\)\)$' nobody.out ||

@@ -116,9 +116,9 @@ printf '%s\n' "$sblocks" | grep -q '"sym":"stk_' && fail "the stripped copy's fr
 printf '%s\n' "$sblocks" | grep -q "\"module\":\"[^\"]*/offcpu_stack.stripped\",\"file_offset\":[0-9]*,\"build_id\":\"$bid\"" ||
 	fail "no frame of offcpu_stack.stripped with build-id $bid: $(printf '%s\n' "$sblocks" | head -n 1)"
 "$FREC" report --offcpu --folded --tid "$stid" "$snap" > sfolded.txt || fail "report --folded (stripped) failed"
-grep -q 'offcpu_stack.stripped+0x[0-9a-f]*;offcpu_stack.stripped+0x' sfolded.txt ||
+grep -q ';offcpu_stack.stripped+0x[0-9a-f]*;offcpu_stack.stripped+0x[0-9a-f]*;offcpu_stack.stripped+0x' sfolded.txt ||
 	fail "stripped frames are not module+0xOFFSET: $(cat sfolded.txt)"
-grep -q stk_ sfolded.txt && fail "stripped frames named without their debug file: $(cat sfolded.txt)"
+grep -q ";stk_" sfolded.txt && fail "stripped frames named without their debug file: $(cat sfolded.txt)"
 dbg="$WORK/debug/.build-id/$(printf %.2s "$bid")"
 mkdir -p "$dbg" && cp "$STK.debug" "$dbg/${bid#??}.debug" || fail "cannot make the debug directory"
 "$FREC" report --offcpu --folded --tid "$stid" --debug-dir "$WORK/debug" "$snap" > dfolded.txt ||
