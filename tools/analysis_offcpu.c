@@ -93,6 +93,7 @@ static int offcpu_finish(void *p, const struct frec_report_ctx *ctx)
 static void offcpu_text(void *p, const struct frec_report_ctx *ctx, struct frec_out *o)
 {
 	struct offcpu *a = p;
+	struct frec_offcpu_totals t;
 	char label[LABEL_MAX];
 	size_t i, n, rows;
 
@@ -105,6 +106,15 @@ static void offcpu_text(void *p, const struct frec_report_ctx *ctx, struct frec_
 	if (!n && !(frec_walk__header(ctx->walk)->config.flags & FREC_CFG_STACKS_OFFCPU))
 		frec_out__str(o, "  none: this snapshot was taken without off-CPU stacks "
 				 "(frecd --stacks offcpu captures them)\n");
+	frec_offcpu__totals(a->oc, &t);
+	if (t.blocks) {
+		frec_out__printf(o, "  %llu blocks, %llu with a stack: ",
+				 (unsigned long long)t.blocks, (unsigned long long)t.blocks_with_stack);
+		frec_out__usecs(o, t.with_stack_ns);
+		frec_out__str(o, " of ");
+		frec_out__usecs(o, t.total_ns);
+		frec_out__str(o, " us off-CPU\n");
+	}
 	for (i = 0; i < rows; i++) {
 		const struct frec_offcpu_row *r = frec_offcpu__row(a->oc, i);
 		const struct frec_offcpu_stack *s = frec_offcpu__stack(a->oc, r->stack);
@@ -138,11 +148,18 @@ static void offcpu_text(void *p, const struct frec_report_ctx *ctx, struct frec_
 static void offcpu_json(void *p, const struct frec_report_ctx *ctx, struct frec_out *o)
 {
 	struct offcpu *a = p;
+	struct frec_offcpu_totals t;
 	size_t i, rows;
 
 	if (!a->on)
 		return;
 	rows = frec_report__rows(ctx, frec_offcpu__nrows(a->oc));
+	frec_offcpu__totals(a->oc, &t);
+	/* how much of the off-CPU time the stacks below explain */
+	frec_out__printf(o, ",\"offcpu_blocks\":%llu,\"offcpu_blocks_with_stack\":%llu,"
+			 "\"offcpu_total_ns\":%llu,\"offcpu_with_stack_ns\":%llu",
+			 (unsigned long long)t.blocks, (unsigned long long)t.blocks_with_stack,
+			 (unsigned long long)t.total_ns, (unsigned long long)t.with_stack_ns);
 	frec_out__str(o, ",\"offcpu\":[");
 	for (i = 0; i < rows; i++) {
 		const struct frec_offcpu_row *r = frec_offcpu__row(a->oc, i);

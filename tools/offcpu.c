@@ -16,6 +16,9 @@ struct ostack {
 };
 
 /* A block not yet ended: by tid in pending, index into blocks. */
+/* the stack of a block whose switch carried none: counted in the totals only */
+#define NO_STACK	UINT32_MAX
+
 struct oblock {
 	__u64 ts;
 	__u32 stack, pid;
@@ -37,6 +40,7 @@ struct frec_offcpu {
 	size_t nblocks, bcap;
 	__u32 *free_blocks;
 	size_t nfree;
+	struct frec_offcpu_totals totals;
 };
 
 struct frec_offcpu *frec_offcpu__new(const struct frec_offcpu_opts *opts)
@@ -309,13 +313,15 @@ static int block_begin(struct frec_offcpu *oc, struct frec_walk *w, const struct
 	bool created;
 	int rc;
 
-	if (!tid || !frec_offcpu__blocking(ev->sw.prev_state) || !frec_walk__stacks(w, &k, &u))
+	if (!tid || !frec_offcpu__blocking(ev->sw.prev_state))
 		return 0;
 	if ((oc->o.has_tid && tid != oc->o.tid) || (oc->o.has_pid && tgid != oc->o.pid))
 		return 0;
 	if (ev->ts > oc->o.hi)
 		return 0;
-	if ((rc = intern(oc, k, u, &id)))
+	if (!frec_walk__stacks(w, &k, &u))
+		id = NO_STACK;
+	else if ((rc = intern(oc, k, u, &id)))
 		return rc;
 	slot = frec_map__put(&oc->pending, tid, &created);
 	if (!slot)
@@ -372,6 +378,12 @@ static int block_end(struct frec_offcpu *oc, __u32 tid, __u64 ts)
 	to = ts < oc->o.hi ? ts : oc->o.hi;
 	if (to < from || ts < b.ts || (to == from && b.ts != ts))
 		return 0;
+	oc->totals.blocks++;
+	oc->totals.total_ns += to - from;
+	if (b.stack == NO_STACK)
+		return 0;
+	oc->totals.blocks_with_stack++;
+	oc->totals.with_stack_ns += to - from;
 	r = row_get(oc, tid, &b);
 	if (!r)
 		return -ENOMEM;
@@ -438,6 +450,11 @@ size_t frec_offcpu__nrows(const struct frec_offcpu *oc)
 const struct frec_offcpu_row *frec_offcpu__row(const struct frec_offcpu *oc, size_t i)
 {
 	return i < oc->nrows ? &oc->rows[i] : NULL;
+}
+
+void frec_offcpu__totals(const struct frec_offcpu *oc, struct frec_offcpu_totals *t)
+{
+	*t = oc->totals;
 }
 
 size_t frec_offcpu__nstacks(const struct frec_offcpu *oc)

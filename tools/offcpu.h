@@ -11,6 +11,10 @@
  * kernel frames then the user frames, innermost first, named through
  * --debug-dir first (frames.h), and copied: it outlives its generation.
  *
+ * Blocks whose switch carried no stack (not captured, or not asked for)
+ * count only in the totals, so that a report can say how much of the
+ * off-CPU time its stacks explain.
+ *
  * Nothing is guessed where data is missing: records lost (on any CPU, since
  * the switch-in may be on any), a gap or a damaged generation forget the
  * open blocks; a block still open at the end, or whose thread exits, counts
@@ -40,6 +44,11 @@ struct frec_offcpu_row {
 	__u64 count, total_ns, max_ns;
 };
 
+struct frec_offcpu_totals {
+	__u64 blocks, total_ns;			/* every block, with a stack or not */
+	__u64 blocks_with_stack, with_stack_ns;	/* those in the rows */
+};
+
 struct frec_offcpu_opts {
 	bool has_tid, has_pid;
 	__u32 tid, pid;			/* only these threads */
@@ -63,6 +72,7 @@ int frec_offcpu__event(struct frec_offcpu *oc, struct frec_walk *w, const struct
 void frec_offcpu__finish(struct frec_offcpu *oc);
 size_t frec_offcpu__nrows(const struct frec_offcpu *oc);
 const struct frec_offcpu_row *frec_offcpu__row(const struct frec_offcpu *oc, size_t i);
+void frec_offcpu__totals(const struct frec_offcpu *oc, struct frec_offcpu_totals *t);
 size_t frec_offcpu__nstacks(const struct frec_offcpu *oc);
 const struct frec_offcpu_stack *frec_offcpu__stack(const struct frec_offcpu *oc, __u32 id);
 

@@ -64,6 +64,10 @@ bid=$(printf '%s\n' "$blocks" | head -n 1 | grep -o '"sym":"stk_inner"[^}]*' | g
 # the report's "offcpu" list, the last of its sections
 sed -n 's/.*"offcpu":\[//p' report.json > offcpu.json
 [ -s offcpu.json ] || fail "frec report --offcpu --json has no \"offcpu\": $(cat report.json)"
+assert_eq "the worker's blocks" 10 "$(jvals report.json offcpu_blocks)"
+assert_eq "the worker's blocks with a stack" 10 "$(jvals report.json offcpu_blocks_with_stack)"
+assert_eq "the worker's off-CPU time with a stack: all of it" "$(jvals report.json offcpu_total_ns)" \
+	"$(jvals report.json offcpu_with_stack_ns)"
 assert_eq "off-CPU stacks of the worker" 1 "$(grep -o '"count":' offcpu.json | wc -l)"
 assert_eq "its blocks" 10 "$(jvals offcpu.json count)"
 assert_eq "its tid" "$tid" "$(jvals offcpu.json tid)"

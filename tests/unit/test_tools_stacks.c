@@ -188,7 +188,8 @@ static void test_offcpu_json(void **state)
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	/* worker: 3 ms + 4 ms on stack A (the preempted switch is not a block);
 	 * helper 1 ms on stack B */
-	expect(c.out, ",\"offcpu\":[{\"tid\":101,\"pid\":100,\"comm\":\"worker\",\"count\":2,"
+	expect(c.out, ",\"offcpu_blocks\":3,\"offcpu_blocks_with_stack\":3,\"offcpu_total_ns\":8000000,"
+		      "\"offcpu_with_stack_ns\":8000000,\"offcpu\":[{\"tid\":101,\"pid\":100,\"comm\":\"worker\",\"count\":2,"
 		      "\"total_ns\":7000000,\"max_ns\":4000000,\"stack\":["
 		      "{\"sym\":\"k_ffffffff81001\",\"sym_offset\":16,\"module\":\"[kernel]\"},");
 	expect(c.out, "{\"tid\":102,\"pid\":100,\"comm\":\"helper\",\"count\":1,\"total_ns\":1000000,"
@@ -215,6 +216,7 @@ static void test_offcpu_text(void **state)
 
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	expect(c.out, "\nOff-CPU time by stack (blocking switch-out until the next switch-in): 2 of 2\n"
+		      "  3 blocks, 3 with a stack: 8000.000 of 8000.000 us off-CPU\n"
 		      "  tid 101 pid 100 worker  2 blocks, total 7000.000 us, max 4000.000 us\n"
 		      "      k_ffffffff81001+0x10\n"
 		      "      k_ffffffff81002+0x20\n"
@@ -253,6 +255,12 @@ static void test_offcpu_no_stacks(void **state)
 	expect(c.out, "\nOff-CPU time by stack (blocking switch-out until the next switch-in): 0 of 0\n"
 		      "  none: this snapshot was taken without off-CPU stacks (frecd --stacks offcpu "
 		      "captures them)\n");
+	captured_free(&c);
+	/* its one block never ends (worker is not switched in again) */
+	c = report(path, true, false, 10, -1, -1);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	assert_non_null(strstr(c.out, ",\"offcpu_blocks\":0,\"offcpu_blocks_with_stack\":0,"
+				      "\"offcpu_total_ns\":0,\"offcpu_with_stack_ns\":0,\"offcpu\":[]"));
 	captured_free(&c);
 	c = report(path, false, true, 10, -1, -1);
 	assert_int_equal(c.status, FREC_EXIT_OK);
