@@ -563,6 +563,9 @@ int frecd_bpf__set_triggers(struct frecd_bpf *b, const struct frec_trigger_bpf *
 		memcpy(old->t, cur, opts.ntriggers * sizeof(*cur));
 	old->n = opts.ntriggers;
 	old->skel = b->skel;
+	/* b->opts keeps no pids: the filter map has them, and a set loaded
+	 * without them would not filter at all */
+	opts.pids = frecd_bpf_filter__pids(b->filter, &opts.npids);
 	opts.triggers = t;
 	opts.ntriggers = n;
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
