@@ -21,6 +21,7 @@
 #include "frecd/losslog.h"
 #include "frecd/on_snapshot.h"
 #include "frecd/options.h"
+#include "frecd/probes.h"
 #include "frecd/procinfo.h"
 #include "frecd/recursion.h"
 #include "frecd/ring.h"
@@ -65,6 +66,11 @@ struct frecd_daemon {
 	__u64 slow_gaps;		/* longer than FRECD_SLOW_GAP_MS */
 	bool kskip_done;		/* the stacks' tracing frames were counted */
 	__u64 kskip_ts;			/* when the programs were told to skip them */
+	/* --stacks probes: the last uprobe hit read, for the stack after it,
+	 * and the probe set whose files the symbolizer was told of */
+	__u64 hit_ts;
+	__u32 hit_tid, hit_id;
+	__u64 probes_gen;
 	/* a stack record less its tracing frames (see strip_kskip) */
 	__u64 stack_buf[(sizeof(struct frec_rec_stack) + 16 * FREC_MAX_STACK_DEPTH) / 8 + 1];
 };
@@ -138,6 +144,47 @@ static const void *strip_kskip(struct frecd_daemon *d, const void *data, size_t 
 	return c;
 }
 
+/*
+ * A uprobe hit's user stack starts at the probed instruction, whose file
+ * offset frecd attached the probe at: that tells the symbolizer where the
+ * probed file is in the process, which may be gone before its maps can be
+ * read (frecd_symbolizer__probe_hit()). Not a uretprobe's, which starts at
+ * the return address; not USDT's, whose sites libbpf resolves. The probed
+ * files are read as soon as a new probe set is attached.
+ */
+static void note_probe_stack(struct frecd_daemon *d, const void *data, size_t len)
+{
+	const struct frec_rec_stack *r = data;
+	const struct frec_rec_hdr *h = data;
+	const struct frec_probes *p;
+	const char *path, *build_id;
+	__u64 gen, off;
+	__u32 id;
+
+	p = frec_probes__current(&gen);
+	if (gen != d->probes_gen) {
+		d->probes_gen = gen;
+		for (id = 1; id <= frec_probes__count(p); id++)
+			if (!frec_probes__site(p, id, &path, &build_id, &off))
+				frecd_symbolizer__probe_file(d->opts->symbolizer, path, build_id);
+	}
+	if (h->type == FREC_EV_UPROBE && len >= sizeof(struct frec_rec_probe)) {
+		d->hit_ts = h->ts;
+		d->hit_tid = h->tid;
+		d->hit_id = ((const struct frec_rec_probe *)data)->probe_id;
+		return;
+	}
+	if (h->type != FREC_EV_STACK || !d->hit_ts || h->ts != d->hit_ts || h->tid != d->hit_tid)
+		return;
+	d->hit_ts = 0;
+	if (len < sizeof(*r) || !r->uframes || (r->flags & FREC_STACK_USER_ERR) ||
+	    len < sizeof(*r) + 8ull * (r->kframes + r->uframes))
+		return;
+	if (!frec_probes__site(p, d->hit_id, &path, &build_id, &off))
+		frecd_symbolizer__probe_hit(d->opts->symbolizer, h->tgid, path, build_id, off,
+					    r->ips[r->kframes]);
+}
+
 /* The ring buffer callback: one record, straight into the recorder (a
  * trigger's after the policy's verdict). */
 static void on_record(void *ctx, const void *data, size_t len)
@@ -168,6 +215,8 @@ static void on_record(void *ctx, const void *data, size_t len)
 			count_kskip(d, data, len);
 		data = strip_kskip(d, data, &len);
 	}
+	if (d->opts->symbolizer && len >= sizeof(*h))
+		note_probe_stack(d, data, len);
 	ret = frec_recorder__push(d->rec, data, len);
 	if (ret == -EINVAL)
 		d->malformed++;

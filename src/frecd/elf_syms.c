@@ -23,6 +23,7 @@ struct esym {
 
 struct segment {
 	__u64 offset, filesz, vaddr;
+	bool exec;
 };
 
 struct elf_syms {
@@ -32,6 +33,7 @@ struct elf_syms {
 	size_t names_len, names_cap;
 	struct segment seg[MAX_SEGMENTS];
 	size_t nseg;
+	bool fixed;		/* ET_EXEC: loaded at its own addresses */
 	unsigned int sources;
 };
 
@@ -201,8 +203,10 @@ static int add_debugdata(struct elf_syms *s, Elf *elf)
 
 static void read_segments(struct elf_syms *s, Elf *elf)
 {
+	GElf_Ehdr eh;
 	size_t i, n;
 
+	s->fixed = gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC;
 	if (elf_getphdrnum(elf, &n))
 		return;
 	for (i = 0; i < n && s->nseg < MAX_SEGMENTS; i++) {
@@ -213,6 +217,7 @@ static void read_segments(struct elf_syms *s, Elf *elf)
 		s->seg[s->nseg].offset = ph.p_offset;
 		s->seg[s->nseg].filesz = ph.p_filesz;
 		s->seg[s->nseg].vaddr = ph.p_vaddr;
+		s->seg[s->nseg].exec = ph.p_flags & PF_X;
 		s->nseg++;
 	}
 }
@@ -301,6 +306,48 @@ int elf_syms__offset_to_addr(const struct elf_syms *s, __u64 off, __u64 *addr)
 			return 0;
 		}
 	return -ERANGE;
+}
+
+int elf_syms__load_bias(const struct elf_syms *s, __u64 off, __u64 ip, __u64 page,
+			__u64 *bias)
+{
+	const struct segment *g;
+	__u64 b;
+	size_t i;
+
+	for (i = 0; i < s->nseg; i++) {
+		g = &s->seg[i];
+		if (!g->exec || off < g->offset || off - g->offset >= g->filesz)
+			continue;
+		b = ip - (g->vaddr + (off - g->offset));
+		/* the kernel maps whole pages: any other ip is not this file's */
+		if ((b & (page - 1)) || ((g->vaddr ^ g->offset) & (page - 1)) ||
+		    (s->fixed && b))
+			return -EINVAL;
+		*bias = b;
+		return 0;
+	}
+	return -ERANGE;
+}
+
+int elf_syms__exec_segment(const struct elf_syms *s, size_t i, __u64 bias, __u64 page,
+			   __u64 *start, __u64 *end, __u64 *pgoff)
+{
+	const struct segment *g;
+	size_t k;
+
+	for (k = 0; k < s->nseg; k++) {
+		g = &s->seg[k];
+		if (!g->exec || !g->filesz || ((g->vaddr ^ g->offset) & (page - 1)))
+			continue;
+		if (i--)
+			continue;
+		*start = bias + (g->vaddr & ~(page - 1));
+		*end = bias + g->vaddr + g->filesz;
+		*pgoff = g->offset & ~(page - 1);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int elf_syms__lookup(const struct elf_syms *s, __u64 addr, const char **name, __u64 *offset)

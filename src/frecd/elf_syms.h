@@ -37,6 +37,22 @@ size_t elf_syms__bytes(const struct elf_syms *s);
 /* The virtual address file offset off is loaded at: 0, or -ERANGE when no
  * loadable segment holds it. */
 int elf_syms__offset_to_addr(const struct elf_syms *s, __u64 off, __u64 *addr);
+/*
+ * The load bias (address less virtual address) that puts file offset off,
+ * inside an executable loadable segment, at address ip in a process: 0 and
+ * *bias; -ERANGE when no such segment holds off; -EINVAL when the file
+ * cannot be mapped so (a bias that is not whole pages of size page, or a
+ * fixed-address executable not at its own addresses).
+ */
+int elf_syms__load_bias(const struct elf_syms *s, __u64 off, __u64 ip, __u64 page,
+			__u64 *bias);
+/*
+ * The i-th (from 0) executable loadable segment as the kernel maps it at
+ * bias: [*start, *end) with the file offset *pgoff that start maps, as a
+ * line of /proc/PID/maps would show it. 0, or -ENOENT past the last.
+ */
+int elf_syms__exec_segment(const struct elf_syms *s, size_t i, __u64 bias, __u64 page,
+			   __u64 *start, __u64 *end, __u64 *pgoff);
 /* The function at virtual address addr: 0 with *name (lives as long as s)
  * and *offset, or -ENOENT. */
 int elf_syms__lookup(const struct elf_syms *s, __u64 addr, const char **name, __u64 *offset);

@@ -21,6 +21,11 @@
 #include "frecd/recursion.h"
 #include "probe.skel.h"
 
+/* The set attached last, for frec_probes__current(): written by the thread
+ * that attaches (main's, then the loop's), cleared by a detach of it. */
+static struct frec_probes *current_set;
+static __u64 current_gen;
+
 static int has_kind(const struct frec_probes *p, __u32 kind)
 {
 	size_t i;
@@ -285,6 +290,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	p->nargs = o.nargs;
 	probe_set__sync_table(p);
 	free(pt);
+	__atomic_store_n(&current_set, p, __ATOMIC_RELAXED);
+	current_gen++;
 	return 0;
 
 err_out:
@@ -301,8 +308,13 @@ err_out:
 
 void frec_probes__detach(struct frec_probes *p)
 {
+	struct frec_probes *cur = p;
+
 	if (!p || !p->skel)
 		return;
+	/* the detach thread's old set is never the current one */
+	__atomic_compare_exchange_n(&current_set, &cur, NULL, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
 	while (p->nlinks)
 		bpf_link__destroy(p->links[--p->nlinks]);
 	free(p->links);
@@ -310,4 +322,26 @@ void frec_probes__detach(struct frec_probes *p)
 	track_programs(p->skel, false);
 	probe_bpf__destroy(p->skel);
 	p->skel = NULL;
+}
+
+const struct frec_probes *frec_probes__current(__u64 *gen)
+{
+	*gen = current_gen;
+	return __atomic_load_n(&current_set, __ATOMIC_RELAXED);
+}
+
+int frec_probes__site(const struct frec_probes *p, __u32 id, const char **path,
+		      const char **build_id, __u64 *file_off)
+{
+	const struct probe_entry *e;
+
+	if (!p || !id || id > p->n)
+		return -ENOENT;
+	e = &p->ents[id - 1];
+	if (e->kind != FREC_PROBE_UPROBE)
+		return -ENOENT;
+	*path = e->path;
+	*build_id = e->build_id;
+	*file_off = e->file_off;
+	return 0;
 }

@@ -67,6 +67,17 @@ void frec_probes__detach(struct frec_probes *p);
 
 /* The probe table, for frec_recorder__set_probes(); valid while p lives. */
 const struct frec_probe_info *frec_probes__table(const struct frec_probes *p, size_t *n);
+/*
+ * The set attached last (its frec_probes__attach() succeeded and it was
+ * not detached since), for the loop's naming of probe hits' stacks; NULL
+ * when none. *gen changes at every successful attach. Loop's thread.
+ */
+const struct frec_probes *frec_probes__current(__u64 *gen);
+/* Where uprobe id is attached: 0 with *path and *build_id (hex, "" when
+ * none; both live as long as p) and the file offset *file_off; -ENOENT for any other id (uretprobes, whose
+ * stacks start at the return address, and USDT, which libbpf attaches). */
+int frec_probes__site(const struct frec_probes *p, __u32 id, const char **path,
+		      const char **build_id, __u64 *file_off);
 /* One line per probe: "probe N: SPEC -> PATH:FUNC+OFF (N args)". */
 void frec_probes__print(const struct frec_probes *p, FILE *out);
 /* The same through the log, one info line each: "attached probe 1: SPEC -> ...". */

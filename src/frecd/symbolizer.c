@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "frecd/elf_file.h"
 #include "frecd/elf_syms.h"
@@ -18,8 +20,11 @@
 #define RELEARN_FIRST_NS	(1000ull * 1000000)
 #define RELEARN_MAX_NS		(64000ull * 1000000)
 #define BUILD_ID_HEX	(2 * 64 + 1)	/* a build-id note is at most 64 bytes here */
+#define PROBED_MAX	64	/* probed files kept (a reload may add others) */
+#define ANCHORS_MAX	8	/* an image's probe hits waiting for their file */
 
 enum { IMG_QUEUED, IMG_READY, IMG_FAILED };
+enum { PF_QUEUED, PF_LOADING, PF_READY, PF_FAILED };
 
 /* One ELF file, immutable once cached (but for refs and the LRU links). */
 struct sfile {
@@ -38,6 +43,21 @@ struct smap {
 	struct sfile *file;
 };
 
+/* A probed file, read by the helper as soon as it is named (probe_file()),
+ * by its path: its probe hits name its frames without its process's maps. */
+struct sprobed {
+	char *path;
+	char build_id[BUILD_ID_HEX];	/* as probed; "": not checked */
+	struct sfile *file;		/* a reference, once PF_READY */
+	int state;
+};
+
+/* A probe hit in an image whose probed file was not read yet. */
+struct sanchor {
+	__u32 probed;			/* index into probed[] */
+	__u64 file_off, ip;
+};
+
 /* One process image: what a tgid mapped between two execs. */
 struct simage {
 	struct simage *hnext;
@@ -52,6 +72,12 @@ struct simage {
 	 * again, at most once per relearn_gap_ns, which doubles each time. */
 	bool relearning;
 	__u64 relearn_at_ns, relearn_gap_ns;
+	/* The probed files' executable segments where a probe hit showed
+	 * them (probe_hit()), sorted: the mappings read win over them. */
+	struct smap *synth;
+	size_t nsynth;
+	struct sanchor *anchors;	/* ANCHORS_MAX, once one waits */
+	size_t nanchors;
 };
 
 struct qent {
@@ -82,6 +108,9 @@ struct frecd_symbolizer {
 	size_t qhead, qtail;		/* qtail - qhead entries */
 	bool busy;			/* the helper works on one */
 	__u64 learned, failed;
+	struct sprobed probed[PROBED_MAX];	/* never removed: indexes stay */
+	size_t nprobed, probed_todo;
+	__u64 page;
 };
 
 /* --- lists and hashes (under lock) -------------------------------------- */
@@ -139,7 +168,11 @@ static void img_free(struct frecd_symbolizer *s, struct simage *im)
 	LIST_DEL(im);
 	for (i = 0; i < im->nmaps; i++)
 		file_put(s, im->maps[i].file);
+	for (i = 0; i < im->nsynth; i++)
+		file_put(s, im->synth[i].file);
 	free(im->maps);
+	free(im->synth);
+	free(im->anchors);
 	free(im);
 	s->nimages--;
 }
@@ -266,18 +299,18 @@ static struct elf_file *open_mapped(struct frecd_symbolizer *s, __u32 tgid,
 	return elf_file__open(path);
 }
 
-/* The cached file of one mapping (a reference taken), or NULL (ENOMEM). */
-static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struct learn_map *lm)
+/* The cached file (dev, ino) that ef (may be NULL; closed here) reads, a
+ * reference taken, or NULL (ENOMEM). */
+static struct sfile *file_cached(struct frecd_symbolizer *s, struct elf_file *ef, __u64 dev,
+				 __u64 ino, const char *path)
 {
 	char build_id[BUILD_ID_HEX] = "";
-	struct elf_file *ef;
 	struct sfile *f;
 
-	ef = open_mapped(s, tgid, lm);
 	if (ef)
 		elf_file__build_id(ef, build_id, sizeof(build_id));
 	pthread_mutex_lock(&s->lock);
-	f = file_find(s, lm->dev, lm->ino, build_id);
+	f = file_find(s, dev, ino, build_id);
 	if (f)
 		file_get(s, f);
 	pthread_mutex_unlock(&s->lock);
@@ -287,13 +320,13 @@ static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struc
 	}
 	/* the symbols are read without the lock: the recorder never waits */
 	f = calloc(1, sizeof(*f));
-	if (!f || !(f->path = strdup(lm->path))) {
+	if (!f || !(f->path = strdup(path))) {
 		free(f);
 		elf_file__close(ef);
 		return NULL;
 	}
-	f->dev = lm->dev;
-	f->ino = lm->ino;
+	f->dev = dev;
+	f->ino = ino;
 	memcpy(f->build_id, build_id, sizeof(build_id));
 	f->syms = ef ? elf_syms__read(ef) : NULL;
 	f->bytes = sizeof(*f) + strlen(f->path) + (f->syms ? elf_syms__bytes(f->syms) : 0);
@@ -306,6 +339,59 @@ static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struc
 	s->file_bytes += f->bytes;
 	pthread_mutex_unlock(&s->lock);
 	return f;
+}
+
+/* The cached file of one mapping (a reference taken), or NULL (ENOMEM). */
+static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struct learn_map *lm)
+{
+	return file_cached(s, open_mapped(s, tgid, lm), lm->dev, lm->ino, lm->path);
+}
+
+/*
+ * Read the next probed file waiting, by its path as frecd's probes name it
+ * (the file the uprobe was attached to, in frecd's mount namespace). Its
+ * identity is checked before and after the open: a file replaced meanwhile
+ * is not the probed one, and is not read.
+ */
+static void load_probed(struct frecd_symbolizer *s)
+{
+	struct elf_file *ef = NULL;
+	struct sfile *f = NULL;
+	struct stat a, b;
+	char *path = NULL;
+	bool found;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->nprobed && s->probed[i].state != PF_QUEUED; i++)
+		;
+	found = i < s->nprobed;
+	s->probed_todo--;
+	if (found) {
+		s->probed[i].state = PF_LOADING;
+		path = strdup(s->probed[i].path);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!found)
+		return;
+	if (path && !stat(path, &a) && (ef = elf_file__open(path)) && !stat(path, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		f = file_cached(s, ef, a.st_dev, a.st_ino, path);
+	else
+		elf_file__close(ef);
+	pthread_mutex_lock(&s->lock);
+	/* not the file probed: rebuilt since, or without symbols */
+	if (f && (!f->syms || (s->probed[i].build_id[0] &&
+			       strcmp(f->build_id, s->probed[i].build_id)))) {
+		file_put(s, f);
+		f = NULL;
+	}
+	s->probed[i].file = f;
+	s->probed[i].state = f ? PF_READY : PF_FAILED;
+	pthread_mutex_unlock(&s->lock);
+	if (!f)
+		log_debug("stacks: cannot read the symbols of probed file %s", path ? path : "?");
+	free(path);
 }
 
 /* The file of the same mapping in the image's present mappings (a
@@ -424,6 +510,14 @@ static void *helper_main(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
+		if (s->probed_todo) {
+			s->busy = true;
+			pthread_mutex_unlock(&s->lock);
+			load_probed(s);
+			pthread_mutex_lock(&s->lock);
+			s->busy = false;
+			continue;
+		}
 		if (s->qhead == s->qtail) {
 			pthread_cond_broadcast(&s->idle);
 			pthread_cond_wait(&s->wake, &s->lock);
@@ -442,28 +536,27 @@ static void *helper_main(void *arg)
 
 /* --- the recorder's calls (loop's thread) -------------------------------- */
 
-static __u64 sym_image(void *ctx, __u32 tgid)
+/* tgid's present image, made and queued to be learned the first time
+ * (under lock): *image its number; NULL when it could not be made. */
+static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid, __u64 *image)
 {
-	struct frecd_symbolizer *s = ctx;
 	struct simage *im;
-	__u64 image;
 
-	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, 0);
 	if (im) {
 		LIST_DEL(im);
 		LIST_ADD_TAIL(&s->img_lru, im);
-		image = im->image;
-		goto out;
+		*image = im->image;
+		return im;
 	}
 	if (s->nimages >= s->opts.max_images)
 		img_free(s, s->img_lru.next);
-	image = ++s->next_image;
+	*image = ++s->next_image;
 	im = calloc(1, sizeof(*im));
 	if (!im)
-		goto out;	/* named by number, never learned: its frames stay addresses */
+		return NULL;	/* named by number, never learned: its frames stay addresses */
 	im->tgid = tgid;
-	im->image = image;
+	im->image = *image;
 	im->current = true;
 	im->hnext = *img_slot(s, tgid);
 	*img_slot(s, tgid) = im;
@@ -472,14 +565,125 @@ static __u64 sym_image(void *ctx, __u32 tgid)
 	if (!s->started || s->qtail - s->qhead == QUEUE_CAP) {
 		im->state = IMG_FAILED;
 		s->failed++;
-		goto out;
+		return im;
 	}
 	im->state = IMG_QUEUED;
-	s->queue[s->qtail++ % QUEUE_CAP] = (struct qent){ .tgid = tgid, .image = image };
+	s->queue[s->qtail++ % QUEUE_CAP] = (struct qent){ .tgid = tgid, .image = *image };
 	pthread_cond_signal(&s->wake);
-out:
+	return im;
+}
+
+static __u64 sym_image(void *ctx, __u32 tgid)
+{
+	struct frecd_symbolizer *s = ctx;
+	__u64 image;
+
+	pthread_mutex_lock(&s->lock);
+	img_current(s, tgid, &image);
 	pthread_mutex_unlock(&s->lock);
 	return image;
+}
+
+/* The mapping of maps (n, sorted by start) that holds ip, or NULL. */
+static const struct smap *map_find(const struct smap *maps, size_t n, __u64 ip)
+{
+	size_t lo = 0, hi = n;
+
+	if (!n || ip < maps[0].start)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (maps[mid].start <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return ip < maps[lo].end ? &maps[lo] : NULL;
+}
+
+/*
+ * A probe hit at ip, of the probed file's offset file_off, in image im
+ * (under lock): its file's executable segments, mapped where ip puts them,
+ * join im's synthesized mappings. False while the file is not read yet
+ * (the hit waits); true once done with, named or not: an ip that the file
+ * cannot be mapped at (elf_syms__load_bias()) adds nothing.
+ */
+static bool anchor_apply(struct frecd_symbolizer *s, struct simage *im, const struct sanchor *a)
+{
+	const struct sprobed *pf = &s->probed[a->probed];
+	struct smap *maps;
+	__u64 bias, start, end, pgoff;
+	size_t i, n;
+
+	if (pf->state == PF_QUEUED || pf->state == PF_LOADING)
+		return false;
+	if (pf->state != PF_READY || map_find(im->synth, im->nsynth, a->ip))
+		return true;
+	if (elf_syms__load_bias(pf->file->syms, a->file_off, a->ip, s->page, &bias)) {
+		log_debug("stacks: a probe hit of %s in process %u is not where the file can be: its frames stay unnamed",
+			  pf->path, im->tgid);
+		return true;
+	}
+	for (n = 0; !elf_syms__exec_segment(pf->file->syms, n, bias, s->page, &start, &end, &pgoff); n++)
+		;
+	maps = realloc(im->synth, (im->nsynth + n) * sizeof(*maps));
+	if (!maps)
+		return true;
+	im->synth = maps;
+	for (i = 0; i < n; i++) {
+		size_t k;
+
+		elf_syms__exec_segment(pf->file->syms, i, bias, s->page, &start, &end, &pgoff);
+		/* another hit put something there already: it stays */
+		for (k = 0; k < im->nsynth; k++)
+			if (start < maps[k].end && maps[k].start < end)
+				break;
+		if (k < im->nsynth)
+			continue;
+		maps[im->nsynth++] = (struct smap){ .start = start, .end = end, .pgoff = pgoff,
+						    .file = pf->file };
+		file_get(s, pf->file);
+	}
+	qsort(im->synth, im->nsynth, sizeof(*im->synth), cmp_smap);
+	return true;
+}
+
+/* The hits of im that waited for their file (under lock). */
+static void anchors_apply(struct frecd_symbolizer *s, struct simage *im)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < im->nanchors; i++)
+		if (!anchor_apply(s, im, &im->anchors[i]))
+			im->anchors[j++] = im->anchors[i];
+	im->nanchors = j;
+}
+
+/* The index of the probed file (path, build_id), added and queued to be
+ * read if new (under lock); -ENOSPC when PROBED_MAX are known, -ENOMEM. */
+static int probed_get(struct frecd_symbolizer *s, const char *path, const char *build_id)
+{
+	struct sprobed *pf;
+	size_t i;
+
+	if (!build_id)
+		build_id = "";
+	for (i = 0; i < s->nprobed; i++)
+		if (!strcmp(s->probed[i].path, path) && !strcmp(s->probed[i].build_id, build_id))
+			return (int)i;
+	if (s->nprobed == PROBED_MAX)
+		return -ENOSPC;
+	pf = &s->probed[s->nprobed];
+	pf->path = strdup(path);
+	if (!pf->path)
+		return -ENOMEM;
+	snprintf(pf->build_id, sizeof(pf->build_id), "%s", build_id);
+	pf->file = NULL;
+	pf->state = PF_QUEUED;
+	s->probed_todo++;
+	pthread_cond_signal(&s->wake);
+	return (int)s->nprobed++;
 }
 
 /* A frame of a learned image outside its mappings: read them again (the
@@ -514,31 +718,23 @@ static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_us
 	struct frecd_symbolizer *s = ctx;
 	const struct smap *m = NULL;
 	struct simage *im;
-	size_t lo = 0, hi;
 	__u64 addr;
 	int ret = -ENOENT;
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, image);
-	if (!im || im->state != IMG_READY)
+	if (!im)
 		goto out;
-	if (!im->nmaps || ip < im->maps[0].start) {
-		relearn(s, im);
-		goto out;
-	}
-	/* the last mapping starting at or below ip */
-	hi = im->nmaps;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (im->maps[mid].start <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	m = &im->maps[lo];
-	if (ip < m->start || ip >= m->end) {
-		relearn(s, im);
+	if (im->nanchors)
+		anchors_apply(s, im);
+	/* the mappings read first, then those probe hits showed */
+	if (im->state == IMG_READY)
+		m = map_find(im->maps, im->nmaps, ip);
+	if (!m)
+		m = map_find(im->synth, im->nsynth, ip);
+	if (!m) {
+		if (im->state == IMG_READY)
+			relearn(s, im);
 		goto out;
 	}
 	/* The file outlives the call: only this thread frees images, and a
@@ -606,6 +802,7 @@ struct frecd_symbolizer *frecd_symbolizer__new(const struct frecd_symbolizer_opt
 	s->iface.image = sym_image;
 	s->iface.kernel = sym_kernel;
 	s->iface.user = sym_user;
+	s->page = (__u64)sysconf(_SC_PAGESIZE);
 	return s;
 }
 
@@ -649,6 +846,9 @@ void frecd_symbolizer__free(struct frecd_symbolizer *s)
 	}
 	while (s->nimages)
 		img_free(s, s->img_lru.next);
+	/* their files go with the cache below */
+	for (i = 0; i < s->nprobed; i++)
+		free(s->probed[i].path);
 	for (i = 0; i <= s->file_mask; i++)
 		while (s->file_hash[i]) {
 			struct sfile *f = s->file_hash[i];
@@ -678,6 +878,46 @@ void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid)
 	im = img_find(s, tgid, 0);
 	if (im)
 		im->current = false;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void frecd_symbolizer__probe_file(struct frecd_symbolizer *s, const char *path,
+				  const char *build_id)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->started)
+		probed_get(s, path, build_id);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const char *path,
+				 const char *build_id, __u64 file_off, __u64 ip)
+{
+	struct sanchor a = { .file_off = file_off, .ip = ip };
+	struct simage *im;
+	__u64 image;
+	size_t i;
+	int idx;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->started || (idx = probed_get(s, path, build_id)) < 0)
+		goto out;
+	a.probed = (__u32)idx;
+	im = img_current(s, tgid, &image);
+	/* every hit after the first of an image: a lookup, nothing more */
+	if (!im || map_find(im->synth, im->nsynth, ip) ||
+	    (im->state == IMG_READY && map_find(im->maps, im->nmaps, ip)))
+		goto out;
+	if (anchor_apply(s, im, &a))
+		goto out;
+	for (i = 0; i < im->nanchors; i++)
+		if (im->anchors[i].probed == a.probed && im->anchors[i].ip == ip)
+			goto out;
+	if (!im->anchors && !(im->anchors = calloc(ANCHORS_MAX, sizeof(*im->anchors))))
+		goto out;
+	if (im->nanchors < ANCHORS_MAX)
+		im->anchors[im->nanchors++] = a;
+out:
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -723,7 +963,7 @@ int frecd_symbolizer__drain(struct frecd_symbolizer *s, unsigned int timeout_ms)
 		until.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&s->lock);
-	while (s->started && !ret && (s->qhead != s->qtail || s->busy))
+	while (s->started && !ret && (s->qhead != s->qtail || s->probed_todo || s->busy))
 		ret = pthread_cond_timedwait(&s->idle, &s->lock, &until);
 	pthread_mutex_unlock(&s->lock);
 	return ret ? -ETIMEDOUT : 0;

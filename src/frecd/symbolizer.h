@@ -17,13 +17,22 @@
  * second for an image, then less and less often (up to once a minute). Images are kept after their
  * process exits, so that generations sealed later still name its frames.
  *
+ * A process may be gone before its first stack arrives (a short-lived
+ * one): its maps are never read. A probe hit tells where the probed file
+ * is in it (probe_hit(): the uprobe's file offset is at the stack's
+ * innermost address), so that the file's executable segments, read by
+ * the helper as soon as the probes name it (probe_file()), are mapped
+ * there for that image: the probed function and its callers in that file
+ * are named. The maps read, when they are, win over those.
+ *
  * Memory is bounded: at most max_images images (the least recently used
  * goes, and its stacks are no longer named), and at most max_files files
  * that no image maps, max_file_bytes of their symbols (least recently
  * used first). Files that live images map are kept.
  *
- * Threads: new, start, free, exec and the recorder's calls (image, kernel,
- * user) on the loop's thread; the helper thread is the symbolizer's own.
+ * Threads: new, start, free, exec, probe_file, probe_hit and the
+ * recorder's calls (image, kernel, user) on the loop's thread; the helper
+ * thread is the symbolizer's own.
  * The recorder's calls never read a file or wait for the helper: they take
  * a mutex the helper holds only to publish what it learned.
  */
@@ -77,6 +86,24 @@ const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s
 /* tgid exec'd, or a new process got tgid: its next stack starts a new image
  * (the old one stays for the stacks already recorded). */
 void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid);
+
+/* A probed file (a uprobe's path, as frecd attached it, and the build-id
+ * it had then, hex; NULL or "": none to check): the helper reads its
+ * symbols now, so that its hits are named without its processes' maps; a
+ * file at path with another build-id is not read. Never blocks; nothing
+ * before start(). */
+void frecd_symbolizer__probe_file(struct frecd_symbolizer *s, const char *path,
+				  const char *build_id);
+/*
+ * A hit of the uprobe at file offset file_off of path (build_id as for
+ * probe_file()) in tgid, whose user
+ * stack starts at ip (that offset's address there): tgid's present image
+ * maps path's executable segments where ip puts them, once the file is
+ * read, unless ip cannot be that offset (a wrong name is never given).
+ * Never blocks nor reads a file; nothing before start().
+ */
+void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const char *path,
+				 const char *build_id, __u64 file_off, __u64 ip);
 
 /*
  * How many of the first frames of a sched_switch kernel stack (ips, n

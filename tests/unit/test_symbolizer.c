@@ -474,6 +474,143 @@ static void test_symbolizer_bounded(void **state)
 	frecd_symbolizer__free(s);
 }
 
+/* The marker function's address in this process and the file offset its
+ * mapping gives (what frecd knows of a uprobe on it). */
+static void marker_site(__u64 *ip, __u64 *file_off, struct find_ctx *f)
+{
+	f->addr = *ip = (__u64)(uintptr_t)frec_test_marker_fn;
+	f->found = 0;
+	assert_int_equal(frecd_maps__read(getpid(), find_addr, f), 1);
+	*file_off = *ip - f->m.start + f->m.pgoff;
+}
+
+/* Where a probe hit at a known file offset puts the file: its bias and
+ * its executable segments, as the kernel mapped this very binary. */
+static void test_elf_load_bias(void **state)
+{
+	__u64 page = (__u64)sysconf(_SC_PAGESIZE), ip, file_off, addr, bias, start, end, pgoff;
+	struct find_ctx f;
+	struct elf_syms *s;
+	struct elf_file *ef;
+	size_t i;
+	int hit = 0;
+
+	marker_site(&ip, &file_off, &f);
+	ef = elf_file__open("/proc/self/exe");
+	assert_non_null(ef);
+	s = elf_syms__read(ef);
+	elf_file__close(ef);
+	assert_non_null(s);
+	assert_int_equal(elf_syms__offset_to_addr(s, file_off, &addr), 0);
+	assert_int_equal(elf_syms__load_bias(s, file_off, ip, page, &bias), 0);
+	assert_int_equal(bias, ip - addr);
+	assert_int_equal(bias % page, 0);
+	/* not an address that offset can be at: a bias of part of a page */
+	assert_int_equal(elf_syms__load_bias(s, file_off, ip + 16, page, &bias), -EINVAL);
+	assert_int_equal(elf_syms__load_bias(s, 1ull << 60, ip, page, &bias), -ERANGE);
+	/* the segments at that bias: the text one is the mapping the kernel made */
+	bias = ip - addr;
+	for (i = 0; !elf_syms__exec_segment(s, i, bias, page, &start, &end, &pgoff); i++) {
+		assert_true(start < end);
+		assert_int_equal(start % page, 0);
+		if (ip >= start && ip < end) {
+			hit++;
+			assert_int_equal(start, f.m.start);
+			assert_int_equal(pgoff, f.m.pgoff);
+			assert_true(end <= f.m.end);
+		}
+	}
+	assert_int_equal(hit, 1);
+	assert_int_equal(elf_syms__exec_segment(s, i, bias, page, &start, &end, &pgoff), -ENOENT);
+	elf_syms__free(s);
+}
+
+int main(void);
+
+/* A process gone before its maps are read: a probe hit names the frames
+ * of the probed file, and only where the hit's address allows. */
+static void test_symbolizer_probe_hit(void **state)
+{
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = "/nonexistent" };
+	const __u32 gone = 0x7ffffff0, gone2 = 0x7ffffff1, gone3 = 0x7ffffff2,
+		    gone4 = 0x7ffffff3;
+	const __u64 main_ip = (__u64)(uintptr_t)main + 1;
+	const struct frec_symbolizer *iface;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	__u64 ip, file_off, img, img2;
+	struct find_ctx f;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	marker_site(&ip, &file_off, &f);
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	iface = frecd_symbolizer__iface(s);
+	/* before start: nothing */
+	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+	frecd_symbolizer__probe_file(s, exe, "");
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+
+	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);
+	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);	/* again: nothing more */
+	img = iface->image(iface->ctx, gone);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);	/* its maps: not read */
+	assert_int_equal(iface->user(iface->ctx, gone, img, ip + 3, &uf), 0);
+	assert_string_equal(uf.path, exe);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	assert_int_equal(uf.sym_offset, 3);
+	assert_int_equal(uf.file_offset, file_off + 3);
+	/* a caller in the same file */
+	assert_int_equal(iface->user(iface->ctx, gone, img, main_ip, &uf), 0);
+	assert_string_equal(uf.sym, "main");
+	assert_int_equal(uf.sym_offset, 1);
+	/* outside the file */
+	assert_int_equal(iface->user(iface->ctx, gone, img, 8, &uf), -ENOENT);
+
+	/* an exec: the new image is another program, the old one still named */
+	frecd_symbolizer__new_image(s, gone);
+	img2 = iface->image(iface->ctx, gone);
+	assert_true(img2 != img);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, gone, img2, ip, &uf), -ENOENT);
+	assert_int_equal(iface->user(iface->ctx, gone, img, ip, &uf), 0);
+
+	/* an address the probed offset cannot be at: no mappings made up */
+	frecd_symbolizer__probe_hit(s, gone2, exe, NULL, file_off, ip + 16);
+	img = iface->image(iface->ctx, gone2);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, gone2, img, ip + 16, &uf), -ENOENT);
+	assert_int_equal(iface->user(iface->ctx, gone2, img, main_ip, &uf), -ENOENT);
+
+	/* a file not read yet when the hit comes: named once it is */
+	frecd_symbolizer__probe_hit(s, gone3, "/proc/self/exe", NULL, file_off, ip);
+	img = iface->image(iface->ctx, gone3);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, gone3, img, ip + 3, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+
+	/* the file at the path is not the one probed (another build-id) */
+	frecd_symbolizer__probe_hit(s, gone4, exe, "00deadbeef", file_off, ip);
+	img = iface->image(iface->ctx, gone4);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, gone4, img, ip + 3, &uf), -ENOENT);
+
+	/* a live process: its maps, read, win and name the rest too */
+	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)getpid, &uf), 0);
+	assert_string_not_equal(uf.path, exe);
+	frecd_symbolizer__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,8 +621,10 @@ int main(void)
 		cmocka_unit_test(test_maps_self),
 		cmocka_unit_test(test_elf_symtab),
 		cmocka_unit_test(test_elf_stripped),
+		cmocka_unit_test(test_elf_load_bias),
 		cmocka_unit_test(test_symbolizer),
 		cmocka_unit_test(test_symbolizer_bounded),
+		cmocka_unit_test(test_symbolizer_probe_hit),
 		cmocka_unit_test(test_kernel_skip),
 	};
 
