@@ -17,7 +17,7 @@
  *   cpu0 11 ms  worker -> swapper/0, R+ (preempted), stack A: not a block
  *   cpu0 12 ms  swapper/0 -> worker
  * K1 = k_ffffffff81001+0x10, K2 = k_ffffffff81002+0x20, K3 unnamed kernel;
- * U1 = app_4010+0x10, U2 = /bin/app+0x2090 (build-id b1ab, not named),
+ * U1 = app_4010+0x10, U2 = app+0x2090 (in /bin/app, build-id b1ab, not named),
  * U3 = app_4030+0x20 (file offsets 0x1010, 0x2090, 0x3020).
  */
 #ifndef FREC_TEST_STACKS_SNAP_H

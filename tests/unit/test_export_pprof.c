@@ -96,7 +96,7 @@ static void test_decode(void **state)
 	assert_int_equal(count_substr(s, "\nmapping {"), 2);
 	assert_int_equal(count_substr(s, "has_functions: true"), 2);
 	expect(s, "string_table: \"app_4010\"\n");
-	expect(s, "string_table: \"/bin/app+0x2090\"\n");
+	expect(s, "string_table: \"app+0x2090\"\n");
 	expect(s, "string_table: \"b1ab\"\n");
 	expect(s, "string_table: \"[kernel]\"\n");
 	expect(s, "string_table: \"worker\"\n");
@@ -124,7 +124,7 @@ static void test_go_pprof(void **state)
 	expect(out, "File: app\nBuild ID: b1ab\n");	/* the main binary is listed first */
 	expect(out, "Type: offcpu");
 	expect(out, "app_4010");
-	expect(out, "/bin/app+0x2090");
+	expect(out, "app+0x2090");
 	expect(out, "k_ffffffff81001");
 	expect(out, "8ms");		/* 7 ms of the worker + 1 of the helper */
 	free(out);

@@ -74,7 +74,7 @@ static void test_stacks(void **state)
 		       "      frame_ids: 3\n      frame_ids: 4\n      frame_ids: 5\n    }");
 	assert_non_null(cs);
 	expect(s, "function_names {\n      iid: 1\n      str: \"app_4030\"\n    }");
-	expect(s, "function_names {\n      iid: 2\n      str: \"/bin/app+0x2090\"\n    }");
+	expect(s, "function_names {\n      iid: 2\n      str: \"app+0x2090\"\n    }");
 	expect(s, "str: \"k_ffffffff81001\"");
 	/* 6 distinct frames: 5 of the worker, the helper's unnamed kernel one */
 	assert_int_equal(count_substr(s, "frames {"), 6);
