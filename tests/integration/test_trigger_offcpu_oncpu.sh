@@ -9,7 +9,8 @@
 #    spiker still runs (its trigger time is before the run's end), and the
 #    run's own switch-out, which also passes the threshold in BPF, is not
 #    a second firing (frecd knows the run: fired stays 1, nothing is
-#    suppressed).
+#    suppressed). Should the kernel's stopper preempt the spin, each later
+#    run over 100 ms that the events show is one firing in the cooldown.
 . "$FREC_TEST_LIB"
 . "$(dirname "$FREC_TEST_LIB")/trigger_lib.sh"
 
@@ -53,29 +54,34 @@ spiker=$(field spike.out spiker)
 set -- $(spike_waits spike.out)
 ran=$2		# the victim ran again: the spin had ended
 wait_snaps "$WORK/snaps2" 1
-assert_trig "$t2" "$TRIG_FIRED" 1
-assert_trig "$t2" "$TRIG_SUPP_DELAY" 0
-assert_trig "$t2" "$TRIG_SUPP_COOLDOWN" 0
-assert_trig "$t2" "$TRIG_SUPP_RATE" 0
 snap2=$(snaps "$WORK/snaps2")
-stop_frecd
 dump_json "$snap2" dump2.json
-assert_eq "oncpu: trigger records" 1 "$(jcount dump2.json type=trigger)"
-assert_eq "oncpu: the trigger's tid" "$spiker" "$(jvals dump2.json tid type=trigger)"
-assert_eq "oncpu: the trigger's comm" spiker "$(jvals dump2.json comm type=trigger)"
-value=$(jvals dump2.json value_ns type=trigger)
-tts=$(jvals dump2.json ts type=trigger)
-# The spiker's run of over 100 ms, from the events: its switch-in and the
+# The spiker's runs of over 100 ms, from the events: each switch-in and the
 # switch-out that ended it. The BPF check at that switch-out would stamp
 # the record with the switch-out's own time: fired strictly before it is
-# the tick's firing, while the spiker still ran.
+# the tick's firing, while the spiker still ran. The spin is one run unless
+# the kernel's stopper (migration/N, above SCHED_FIFO) preempted it: then
+# each later run of over 100 ms is another firing, in the cooldown.
 awk -v tid="$spiker" "$jq_awk"'
 	jget($0, "type") != "sched_switch" { next }
 	{ ts = jget($0, "ts") + 0 }
 	jget($0, "prev_pid") == tid && in_ts && ts - in_ts > 100000000 { printf "%.0f %.0f\n", in_ts, ts }
 	jget($0, "next_pid") == tid { in_ts = ts }' dump2.json > runs
-assert_eq "oncpu: the spiker's runs over 100 ms in the events" 1 "$(wc -l < runs)"
-read -r run_in run_out < runs
+nruns=$(wc -l < runs)
+assert_range "oncpu: the spiker's runs over 100 ms in the events" 1 4 "$nruns"
+[ "$nruns" -eq 1 ] || note "oncpu: the spin was preempted: $nruns runs over 100 ms"
+assert_trig "$t2" "$TRIG_FIRED" 1
+assert_trig "$t2" "$TRIG_SUPP_DELAY" 0
+assert_trig "$t2" "$TRIG_SUPP_COOLDOWN" $((nruns - 1))
+assert_trig "$t2" "$TRIG_SUPP_RATE" 0
+stop_frecd
+assert_eq "oncpu: trigger records that fired" 1 "$(jcount dump2.json type=trigger suppressed="$TRIG_NO")"
+assert_eq "oncpu: the trigger's tid" "$spiker" "$(jvals dump2.json tid type=trigger suppressed="$TRIG_NO")"
+assert_eq "oncpu: the trigger's comm" spiker "$(jvals dump2.json comm type=trigger suppressed="$TRIG_NO")"
+value=$(jvals dump2.json value_ns type=trigger suppressed="$TRIG_NO")
+tts=$(jvals dump2.json ts type=trigger suppressed="$TRIG_NO")
+head -n 1 runs > run1
+read -r run_in run_out < run1
 note "oncpu: fired at $tts with value $value ns; the run from $run_in to $run_out (the spin ended by $ran)"
 assert_range "oncpu: the trigger's value (ns)" 100000001 $((run_out - run_in)) "$value"
 assert_eq "oncpu: the trigger's start (its time less its value)" "$run_in" $((tts - value))
