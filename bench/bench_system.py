@@ -19,8 +19,8 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      every other loop), or the bench stops. One more B and S run each, with
      a snapshot at the end: the bytes each stack adds on disk (S's bytes
      less B's per sched event, over S's stacks), the stack table's distinct
-     entries, and the share of the off-CPU time `frec report --offcpu` has
-     a stack for. Then one more frecd round with the kernel's BPF
+     entries, and the share of the off-CPU time (frecd's own threads left
+     out) that `frec report --offcpu` has a stack for. Then one more frecd round with the kernel's BPF
      statistics on: the run time of the sched_switch and sched_waking
      programs per event (the kernel side of the overhead, which the daemon
      figure does not show), and one with --stacks offcpu: the same, less
@@ -416,9 +416,9 @@ def stack_figures(a, res):
         fd = Frecd(a.frecd, ["-o", d] + extra, os.path.join(a.work, "frecd-figures-%s.log" % c))
         time.sleep(a.settle)
         run_pipe(a.loops, a.cpu)
-        snaps[c] = (take_snapshot(fd, d)[0], fd.frec_status(a.frec))
+        snaps[c] = (take_snapshot(fd, d)[0], fd.frec_status(a.frec), fd.pid)
         fd.stop()
-    (bpath, _), (spath, sst) = snaps["frecd"], snaps["frecd_stacks"]
+    (bpath, _, _), (spath, sst, spid) = snaps["frecd"], snaps["frecd_stacks"]
     bi, si = frec_info(a.frec, bpath), frec_info(a.frec, spath)
     nstk = si["events_by_type"].get("stack", 0)
     if not nstk:
@@ -427,17 +427,23 @@ def stack_figures(a, res):
     extra = os.path.getsize(spath) - per_sched * sched_events(si)
     res["stack_bytes_disk"] = round(extra / nstk, 2)
     res["stacks_in_snapshot"] = nstk
-    res["stacks_distinct"] = sum(g.get("nstacks", 0) for g in si.get("generations", []))
+    res["stacks_distinct"] = sum(g.get("nstacks", 0) for g in si.get("stack_tables", []))
     st = sst.get("stacks") or {}
     for k in ("captured", "unstored", "orphaned", "capture_errors"):
         res["stacks_" + k] = st.get(k)
-    out = subprocess.run([a.frec, "report", "--offcpu", "--json", spath], stdout=subprocess.PIPE,
-                         text=True)
-    if out.returncode == 0:
-        rep = json.loads(out.stdout)
-        tot = rep.get("offcpu_total_ns")
-        if tot:
-            res["stacks_offcpu_share"] = round(rep.get("offcpu_with_stack_ns", 0) / tot, 4)
+    # The share of the off-CPU time with a stack, frecd's own threads left
+    # out: it takes no stack of them (their blocks are its loop's waits).
+    def report(*args):
+        out = subprocess.run([a.frec, "report", "--offcpu", "--json"] + list(args) + [spath],
+                             stdout=subprocess.PIPE, text=True)
+        if out.returncode != 0:
+            die("frec report --offcpu %s failed (exit %d)" % (" ".join(args), out.returncode))
+        return json.loads(out.stdout)
+    every, own = report(), report("--pid", str(spid))
+    tot = every.get("offcpu_total_ns", 0) - own.get("offcpu_total_ns", 0)
+    with_stack = every.get("offcpu_with_stack_ns", 0) - own.get("offcpu_with_stack_ns", 0)
+    if tot:
+        res["stacks_offcpu_share"] = round(with_stack / tot, 4)
 
 
 def check_recorded(cfg, rnd, events, loops):
@@ -822,8 +828,8 @@ def print_table(res):
         ("  BPF time per captured stack (both kinds)", "bpf_ns_per_stack", "ns"),
         ("stacks (--stacks offcpu, sched pipe)", None, ""),
         ("  bytes per stack on disk, deduplicated", "stack_bytes_disk", "B"),
-        ("  stacks, distinct, in round 1's snapshot", "stacks_in_snapshot", ""),
-        ("  off-CPU time with a stack", "stacks_offcpu_share", ""),
+        ("  stacks, distinct, in a snapshot of a run", "stacks_in_snapshot", ""),
+        ("  off-CPU time with a stack (not frecd's)", "stacks_offcpu_share", ""),
         ("  not stored, orphaned, capture errors", "stacks_unstored", ""),
         ("daemon", None, ""),
         ("  CPU per recorded event", "daemon_ns_per_event", "ns"),
