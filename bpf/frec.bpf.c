@@ -103,6 +103,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	r->prev_state = reported_state(preempt, state, prev, btf);
 	read_comm(r->prev_comm, prev, btf);
 	read_comm(r->next_comm, next, btf);
+	r->next_cgroup = 0;
 	ts = r->h.ts;
 	ring_submit(ring, r);
 	/* Stacks after the record they belong to (stack.bpf.h), in the
@@ -167,6 +168,7 @@ static __always_inline int on_fork(__u64 *ctx, const bool btf)
 	r->child_tgid = child_tgid;
 	read_comm(r->parent_comm, parent, btf);
 	read_comm(r->child_comm, child, btf);
+	r->child_cgroup = 0;
 	ring_submit(ring, r);
 	return 0;
 }

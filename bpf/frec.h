@@ -29,6 +29,26 @@
 #define FREC_TRIG_THREADS	16384
 #define FREC_TRIG_CALLS		16384
 
+/*
+ * Cgroups (bpf/cgroup.bpf.h). The knob cgroup_mode says which hierarchy's
+ * ids the programs read: none (the read is dead code), the v2 default
+ * hierarchy, or the v1 hierarchy of controller cgroup_v1_ssid.
+ */
+#define FREC_CGROUP_NONE	0
+#define FREC_CGROUP_V2		1
+#define FREC_CGROUP_V1		2
+
+/* --cgroup PATH, repeatable: entries of the "cgroup_filter" array map, the
+ * list ended by an entry of id 0. A task is kept when its cgroup's
+ * ancestor at an entry's level has the entry's id. */
+#define FREC_MAX_CGROUP_FILTER	16
+
+struct frec_cgroup_filter {
+	__u64 id;		/* kernfs id of the cgroup */
+	__u32 level;		/* its depth in the hierarchy: the root is 0 */
+	__u32 __pad;
+};
+
 /* Program names all start with this, so that tests and operators can tell
  * frec's programs apart in `bpftool prog show`. */
 #define FREC_PROG_PREFIX	"frec_"

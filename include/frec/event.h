@@ -115,6 +115,9 @@ struct frec_event {
 			__u32 kstack;	/* stack table index + 1, 0 = none */
 			__u32 ustack;
 		} stack;	/* FREC_EV_STACK: of the event before it on its cpu */
+		struct {
+			__u64 id;	/* never 0 */
+		} cgroup;	/* FREC_EV_CGROUP: tid/tgid is in cgroup id from ts on */
 	};
 };
 
@@ -124,6 +127,18 @@ struct frec_thread {
 	__u32 tid;
 	__u32 tgid;
 	char comm[FREC_COMM_LEN];
+	/* its cgroup id (section 3) as of the last event returned: the
+	 * reader applies FREC_EV_CGROUP as it applies renames; 0 unknown */
+	__u64 cgroup;
+};
+
+/* A cgroup as a generation names it (section 2). Strings are "" when
+ * unknown: path is as /proc/PID/cgroup shows it in frecd's cgroup
+ * namespace ("/" the root), container the id its path names. */
+struct frec_cgroup_info {
+	__u64 id;
+	const char *path;
+	const char *container;
 };
 
 struct frec_process {

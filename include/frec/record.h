@@ -41,6 +41,9 @@ enum frec_type {
 	FREC_EV_STACK		 = 14,	/* the stacks of the event before it */
 	FREC_EV_TRIGGER		 = 16,	/* a trigger's condition held */
 	FREC_EV_GAP		 = 17,	/* nothing was recorded for a while */
+	/* A thread is in another cgroup from now on. Never a ring record:
+	 * the recorder writes it when a record reveals the move. */
+	FREC_EV_CGROUP		 = 18,
 	FREC_EV__MAX
 };
 
@@ -72,6 +75,11 @@ struct frec_rec_switch {
 	__u64 prev_state;	/* TASK_* bits, as the kernel's sched_switch reports them */
 	char prev_comm[FREC_COMM_LEN];
 	char next_comm[FREC_COMM_LEN];
+	/* next's cgroup id (kernfs id of its cgroup in the hierarchy frecd
+	 * chose: v2, or one v1 controller's); 0 when not read. Every thread
+	 * that runs is switched in, so this names its cgroup from its first
+	 * run, and a move shows at its next switch-in. */
+	__u64 next_cgroup;
 };
 
 /* sched_waking, sched_wakeup, sched_wakeup_new; the waker is h.tid/h.tgid. */
@@ -92,6 +100,10 @@ struct frec_rec_fork {
 	__u32 child_tgid;	/* == parent_tgid for a new thread */
 	char parent_comm[FREC_COMM_LEN];
 	char child_comm[FREC_COMM_LEN];
+	/* the child's cgroup id, 0 when not read: sched_process_fork fires
+	 * after cgroup_post_fork(), and CLONE_INTO_CGROUP can start the
+	 * child in another cgroup than its parent's */
+	__u64 child_cgroup;
 };
 
 struct frec_rec_exec {

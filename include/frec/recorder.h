@@ -45,6 +45,8 @@ struct frec_recorder_opts {
 					 * at most 2^20 */
 	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks
 					 * (at most 2^20, the limit) */
+	__u32 max_cgroups;		/* distinct cgroups per generation, default 4096;
+					 * a full set seals the generation early */
 };
 
 struct frec_recorder_stats {
@@ -89,6 +91,22 @@ struct frec_recorder_stats {
 					 * stored, or not the last event stored on that
 					 * CPU in the open generation: dropped, never
 					 * attached elsewhere */
+	__u64 cgroup_moves;		/* FREC_EV_CGROUP events written */
+	__u64 cgroups_named;		/* cgroup table entries written with a path, summed */
+	__u64 cgroups_unnamed;		/* entries the namer could not name (path "") */
+};
+
+/*
+ * Names for cgroup ids, supplied by frecd. Called on the recorder's thread;
+ * must not block. Strings returned need only live until the call returns:
+ * seal copies them.
+ */
+struct frec_cgroup_namer {
+	void *ctx;
+	/* id entered the open generation (once per generation) */
+	void (*seen)(void *ctx, __u64 id);
+	/* At seal: 0 with *path and *container set ("" when none), or -ENOENT. */
+	int (*name)(void *ctx, __u64 id, const char **path, const char **container);
 };
 
 /*
@@ -193,6 +211,16 @@ int frec_recorder__add_suppressed(struct frec_recorder *rec, __u32 id, __u32 tid
  * user frames keep their addresses. s is copied; NULL removes it. 0.
  */
 int frec_recorder__set_symbolizer(struct frec_recorder *rec, const struct frec_symbolizer *s);
+
+/*
+ * Cgroups come on the switch (next_cgroup) and fork (child_cgroup) records;
+ * push_event() takes FREC_EV_CGROUP (tid, tgid, cgroup.id) by the same
+ * rules. A thread whose cgroup was unknown just gets it; one whose cgroup
+ * changes gets a FREC_EV_CGROUP event before the event that revealed it
+ * (stats.cgroup_moves). Each generation's section 2 names, through n, every
+ * id its threads and cgroup events mention. n is copied; NULL removes it. 0.
+ */
+int frec_recorder__set_cgroup_namer(struct frec_recorder *rec, const struct frec_cgroup_namer *n);
 
 /* Seal the open generation if period_ns has passed since it opened (now is
  * CLOCK_BOOTTIME ns), then evict by age and bytes. Returns 1 if it sealed. */

@@ -23,12 +23,18 @@ struct frec_config_summary {
 	__u32 npids;		/* number of -p filters, 0 = all */
 	__u32 pids[16];		/* the first 16 of them */
 	__u32 flags;		/* FREC_CFG_* */
+	/* "" not recorded, "v2", or the v1 controller whose hierarchy the
+	 * cgroup ids are of ("pids") */
+	char cgroup_hierarchy[16];
+	__u32 ncgroups;		/* number of --cgroup filters, 0 = none */
+	char cgroups[8][256];	/* the first 8 of them, normalised */
 };
 
 #define FREC_CFG_RAW_TP		(1u << 0)	/* raw_tp programs were used, not tp_btf */
 #define FREC_CFG_WAKEUP		(1u << 1)	/* sched_wakeup recorded besides sched_waking */
 #define FREC_CFG_STACKS_OFFCPU	(1u << 2)	/* --stacks offcpu */
 #define FREC_CFG_STACKS_PROBES	(1u << 3)	/* --stacks probes */
+#define FREC_CFG_CGROUPS	(1u << 4)	/* events carry cgroups: cgroup_hierarchy is set */
 
 struct frec_header {
 	__u32 version;			/* FREC_FORMAT_VERSION of the writer */
@@ -62,6 +68,7 @@ struct frec_gen_info {
 	__u32 ntriggers;		/* entries of the trigger table (section 6) */
 	__u32 nstacks;			/* entries of the stack table (section 4) */
 	__u32 nmappings;		/* entries of the mapping table (section 5) */
+	__u32 ncgroups;			/* entries of the cgroup table (section 2) */
 };
 
 /*
@@ -130,6 +137,10 @@ const struct frec_trigger_info *frec_gen__trigger_at(const struct frec_gen *g, _
 /* The stack table (section 4), by the index + 1 stack events carry:
  * NULL for 0 and for an index past info->nstacks. */
 const struct frec_stack *frec_gen__stack(const struct frec_gen *g, __u32 idx1);
+/* The cgroup table (section 2), sorted by id: by id (binary search), NULL
+ * if not named; by index, below info->ncgroups. */
+const struct frec_cgroup_info *frec_gen__cgroup(const struct frec_gen *g, __u64 id);
+const struct frec_cgroup_info *frec_gen__cgroup_at(const struct frec_gen *g, __u32 i);
 
 /* Words for the frec-specific errors above, strerror() for the rest. */
 const char *frec_strerror(int err);
