@@ -107,11 +107,11 @@ static void comm_of(unsigned i, char *c)
 	snprintf(c, FREC_COMM_LEN, i % 10 ? "worker-%u" : "app-%u", (i % 10 ? i : i / 10) % 1000);
 }
 
-/* Each process is in one of a few cgroups (kernfs ids as on 64-bit:
- * generation 1 in the high half), the idle tasks in the root (1). */
+/* Each process is in one of a few cgroups (ids like the inode numbers
+ * of cgroupfs directories), the idle tasks in the root (1). */
 static uint64_t cgroup_of(unsigned i)
 {
-	return i == (unsigned)-1 ? 1 : 0x100000000ull + 2000 + (i / 10) % 6;
+	return i == (unsigned)-1 ? 1 : 2000 + 37 * ((i / 10) % 6);
 }
 
 static unsigned pick_thread(void)

@@ -162,7 +162,9 @@ static size_t to_record(const struct frec_event *ev, void *buf)
 		r->prev_prio = ev->sw.prev_prio;
 		r->next_prio = ev->sw.next_prio;
 		r->prev_state = ev->sw.prev_state;
-		/* a few cgroups, which threads leave and come back to */
+		/* a few cgroups, which threads leave and come back to often:
+		 * their tgids change with their role (pid reuse), and each
+		 * change starts them with no cgroup */
 		r->next_cgroup = r->next_pid % 5 ? 100 + (r->next_pid + (ev->ts >> 14)) % 3 : 0;
 		snprintf(r->prev_comm, FREC_COMM_LEN, "p%u", r->prev_pid);
 		snprintf(r->next_comm, FREC_COMM_LEN, "n%u", r->next_pid);
