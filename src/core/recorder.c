@@ -358,8 +358,8 @@ static int move_room(struct frec_recorder *r)
 }
 
 /*
- * The cgroup a record shows for thread tid (tid 0, the idle tasks, has
- * none), before the record's event is encoded. The usual case is one
+ * note_cgroup(): the cgroup a record shows for thread tid (tid 0, the
+ * idle tasks, has none), before the record's event is encoded. The usual case is one
  * compare with the task entry the encoder then takes. An unknown cgroup
  * is just set, in the open generation's copy too (section 3); a changed
  * one is a move: an xtype 18 event for the thread, at the record's ts and
@@ -367,19 +367,14 @@ static int move_room(struct frec_recorder *r)
  * mention carries the new value. -ENOSPC when the move finds no room: the
  * task keeps its old cgroup, and the caller discards the event.
  */
-static int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tgid, uint64_t id,
-		       uint64_t ts, uint32_t cpu, struct task **tp)
+static __attribute__((noinline, cold)) int
+cgroup_changed(struct frec_recorder *r, struct task *t, bool inserted, uint32_t tid, uint32_t tgid,
+	       uint64_t id, uint64_t ts, uint32_t cpu)
 {
 	struct open_gen *g = &r->g;
 	struct frec_event mv;
 	struct gen_thread *gt;
-	struct task *t;
-	bool inserted;
 
-	t = tasks_get(&r->tasks, tid, &inserted);
-	*tp = t;
-	if (unlikely(!t) || likely(t->cgroup == id))
-		return 0;
 	/* Another process now (pid reuse), or new: not a move. The encoder
 	 * names it anew and its first mention carries id. */
 	if (t->tgid != tgid || inserted) {
@@ -410,6 +405,20 @@ static int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tgid, uin
 	store_ev(r, &mv, NULL);
 	r->st.cgroup_moves++;
 	return 0;
+}
+
+/* note_cgroup() proper: the usual case, the id the task has already,
+ * inline; a change (cgroup_changed, above) out of the hot path. */
+static inline int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tgid, uint64_t id,
+			      uint64_t ts, uint32_t cpu, struct task **tp)
+{
+	bool inserted;
+	struct task *t = tasks_get(&r->tasks, tid, &inserted);
+
+	*tp = t;
+	if (unlikely(!t) || likely(t->cgroup == id))
+		return 0;
+	return cgroup_changed(r, t, inserted, tid, tgid, id, ts, cpu);
 }
 
 /* Store one event in the open generation, or -ENOSPC. */
