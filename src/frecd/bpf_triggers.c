@@ -60,6 +60,16 @@ __u32 frecd_bpf_triggers__kinds(const struct frec_trigger_bpf *t, __u32 n)
 	return kinds;
 }
 
+bool frecd_bpf_triggers__cgroups(const struct frec_trigger_bpf *t, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; t && i < n; i++)
+		if (t[i].kind && t[i].cgroup_id)
+			return true;
+	return false;
+}
+
 /*
  * Task storage can be used from tracing programs since 5.11, but a thread's
  * first use allocates, with the runqueue lock held at sched_switch: until
@@ -113,6 +123,7 @@ int frecd_bpf_triggers__prepare(struct frecd_bpf_triggers *bt, struct frec_bpf *
 
 	skel->rodata->trig_kinds = kinds;
 	skel->rodata->trig_task_storage = ts;
+	skel->rodata->trig_cgroups = frecd_bpf_triggers__cgroups(t, n);
 	/* The map not used: a 1-entry hash, so that a kernel without task
 	 * storage creates it too; the knob prunes every use of it. */
 	if (!ts && ((ret = bpf_map__set_type(skel->maps.trig_task, BPF_MAP_TYPE_HASH)) ||
