@@ -18,7 +18,7 @@ int frecd_cgroup_state__start(const struct frecd_options *o, const struct frecd_
 			      char *err, size_t errlen)
 {
 	const char *want = o->cgroup_hierarchy ? o->cgroup_hierarchy : "auto";
-	char msg[512], line[PATH_MAX + 64];
+	char msg[512];
 	int ret;
 
 	ret = frecd_cgroupfs__open(&fs_running, want, hv, msg, sizeof(msg));
@@ -27,21 +27,28 @@ int frecd_cgroup_state__start(const struct frecd_options *o, const struct frecd_
 		return ret;
 	}
 	started = true;
-	frecd_cgroupfs__describe(&fs_running, line, sizeof(line));
-	if (fs_running.mode == FREC_CGROUP_NONE && strcmp(want, "none"))
-		log_warn("cgroups: %s", line);
-	else if (fs_running.mode != FREC_CGROUP_NONE && !fs_running.mount[0])
-		log_warn("cgroups: %s: ids are recorded without paths", line);
-	else
-		log_info("cgroups: %s%s%s", line, fs_running.why[0] ? " (" : "",
-			 fs_running.why[0] ? ")" : "");
-	if (fs_running.why[0] && fs_running.mode != FREC_CGROUP_NONE && fs_running.mount[0])
-		log_info("cgroups: %s", fs_running.why);
 	ret = frecd_cgroupfs__resolve(&fs_running, "--cgroup", o->cgroups, o->ncgroups,
 				      &list_running, err, errlen);
 	if (ret)
 		return ret;
 	return 0;
+}
+
+void frecd_cgroup_state__log(void)
+{
+	char line[PATH_MAX + 64];
+
+	if (!started)
+		return;
+	frecd_cgroupfs__describe(&fs_running, line, sizeof(line));
+	if (fs_running.mode == FREC_CGROUP_NONE && strcmp(fs_running.why, "--cgroup-hierarchy none"))
+		log_warn("cgroups: %s", line);
+	else if (fs_running.mode != FREC_CGROUP_NONE && !fs_running.mount[0])
+		log_warn("cgroups: %s: ids are recorded without paths", line);
+	else if (fs_running.why[0] && fs_running.mode != FREC_CGROUP_NONE)
+		log_info("cgroups: %s (%s)", line, fs_running.why);
+	else
+		log_info("cgroups: %s", line);
 }
 
 void frecd_cgroup_state__stop(void)

@@ -26,11 +26,13 @@ struct frec_config_summary;
 /*
  * Open the hierarchy of o->cgroup_hierarchy and resolve o->cgroups. hv:
  * frecd's view of itself (NULL: the host's). 0, or -errno with one line in
- * err (a usage error, exit 2). Logs the choice, and warns when none is
- * recorded or ids only.
+ * err (a usage error, exit 2). Logs nothing: see log().
  */
 int frecd_cgroup_state__start(const struct frecd_options *o, const struct frecd_hostview *hv,
 			      char *err, size_t errlen);
+/* Log the choice once the usage errors are behind (a warning when none is
+ * recorded, or ids only). */
+void frecd_cgroup_state__log(void);
 void frecd_cgroup_state__stop(void);
 
 /* The hierarchy; NULL before start(). */

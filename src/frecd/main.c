@@ -129,6 +129,11 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+	if (frecd_cgroup_state__start(&opts, NULL, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	/* The triggers' probes join the set (unless --probe has them), then
 	 * the programs' table names them by their ids. */
 	triggers = calloc(1, sizeof(*triggers));
@@ -159,12 +164,6 @@ int main(int argc, char **argv)
 	}
 	if (frecd_pids__resolve(opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
 				sizeof(err))) {
-		fprintf(stderr, "frecd: %s\n", err);
-		status = EXIT_USAGE;
-		goto out;
-	}
-
-	if (frecd_cgroup_state__start(&opts, NULL, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		status = EXIT_USAGE;
 		goto out;
@@ -243,6 +242,7 @@ int main(int argc, char **argv)
 			 strerror(-ret));
 	else
 		log_debug("named %d threads from /proc", ret);
+	frecd_cgroup_state__log();
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
 	if (!bpf) {
 		log_error("%s", err);
