@@ -49,7 +49,7 @@ grep -q "\"filtered\":[0-9]*,\"recursion_misses\":$recursion_json," status.json 
 	fail "status --json: recursion_misses: $(cat status.json)"
 grep -q '"snapshots":{"written":0,"failed":0,"in_progress":false,"last":null,' status.json ||
 	fail "status --json: snapshots: $(cat status.json)"
-grep -q '"retention":{"keep":100,"keep_bytes":1073741824},"probes":\[\],"triggers":\[\],"on_snapshot":null}$' status.json ||
+grep -Eq '"retention":\{"keep":100,"keep_bytes":1073741824\},"probes":\[\],"triggers":\[\],"cgroups":\{"hierarchy":"[a-z0-9_]*","filters":\[\],"known":[0-9]+,"pending":[0-9]+,"unnamed":[0-9]+,"moves":[0-9]+\},"on_snapshot":null\}$' status.json ||
 	fail "status --json: retention and probes: $(cat status.json)"
 
 # --- snapshot: waits, prints the path, the reason is in the header ------------

@@ -210,6 +210,44 @@ static void test_too_many_pids(void **state)
 	assert_string_equal(err, "-p 1025: too many processes; at most 1024 -p options");
 }
 
+/* --cgroup: repeatable up to 16, a repeated path once, absolute only;
+ * --cgroup-hierarchy: a word (checked against the mounts later). */
+static void test_cgroups(void **state)
+{
+	char *argv[2 * FRECD_MAX_CGROUPS + 4];
+	static char paths[FRECD_MAX_CGROUPS + 1][16];
+	int argc = 0, i;
+
+	assert_int_equal(parse(NULL), 0);
+	assert_int_equal(o.ncgroups, 0);
+	assert_string_equal(o.cgroup_hierarchy, "auto");
+	assert_int_equal(parse("--cgroup", "/a", "--cgroup", "/sys/fs/cgroup/b", "--cgroup", "/a",
+			       "--cgroup-hierarchy", "pids", NULL), 0);
+	assert_int_equal(o.ncgroups, 2);
+	assert_string_equal(o.cgroups[0], "/a");
+	assert_string_equal(o.cgroups[1], "/sys/fs/cgroup/b");
+	assert_string_equal(o.cgroup_hierarchy, "pids");
+	assert_int_equal(parse("--cgroup-hierarchy", "v2", NULL), 0);
+	assert_string_equal(o.cgroup_hierarchy, "v2");
+	assert_usage_error("--cgroup 'a/b': not a cgroup path; give the path /proc/PID/cgroup shows for a process in it, e.g. --cgroup /system.slice/app.service",
+			   "--cgroup", "a/b");
+	assert_usage_error("--cgroup-hierarchy 'name=systemd': use auto, v2, none or a v1 controller's name, e.g. pids",
+			   "--cgroup-hierarchy", "name=systemd");
+	assert_usage_error("--cgroup-hierarchy '': use auto, v2, none or a v1 controller's name, e.g. pids",
+			   "--cgroup-hierarchy", "");
+
+	argv[argc++] = "frecd";
+	for (i = 0; i <= FRECD_MAX_CGROUPS; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "/c%d", i + 1);
+		argv[argc++] = "--cgroup";
+		argv[argc++] = paths[i];
+	}
+	argv[argc] = NULL;
+	frecd_options__init(&o);
+	assert_int_equal(frecd_options__parse(&o, argc, argv, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--cgroup /c17: too many cgroups; at most 16 --cgroup");
+}
+
 /* The test options: their bounds, and never from the configuration file. */
 static void test_debug_options(void **state)
 {
@@ -279,8 +317,10 @@ static void test_triggers(void **state)
 	/* the spec's own message, as is */
 	assert_usage_error("trigger 'runq>5': runq>5: not a duration; use a number with us, ms or s, e.g. runq>50ms",
 			   "--trigger", "runq>5");
-	assert_usage_error("trigger 'runq>1ms,cgroup=/x': cgroup= is not supported yet: frec does not know cgroups (that needs its container support); filter with comm= or pid= instead",
-			   "--trigger", "runq>1ms,cgroup=/x");
+	assert_usage_error("trigger 'runq>1ms,cgroup=x': cgroup=x: not a cgroup path; give the path /proc/PID/cgroup shows for a process in it, e.g. cgroup=/system.slice/app.service",
+			   "--trigger", "runq>1ms,cgroup=x");
+	/* a cgroup= path is resolved later, with the hierarchy */
+	assert_int_equal(parse("--trigger", "runq>1ms,cgroup=/x", NULL), 0);
 	assert_usage_error("--on-snapshot 'up.sh': not an absolute path (it is run without a shell or PATH); use e.g. --on-snapshot /usr/local/bin/frec-upload",
 			   "--on-snapshot", "up.sh");
 	assert_usage_error("--on-snapshot-timeout 'soon': not a duration; use seconds or a number with s or ms, e.g. --on-snapshot-timeout 60",
@@ -410,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_names),
 		cmocka_unit_test(test_triggers),
 		cmocka_unit_test(test_stacks),
+		cmocka_unit_test(test_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,14 @@ static void fill(struct frecd_status *st)
 	st->on_snapshot_stats.failures = 1;
 	st->on_snapshot_stats.skipped = 2;
 	st->on_snapshot_stats.running = 1;
+	st->cgroups.hierarchy = "v2";
+	st->cgroups.nfilters = 2;
+	st->cgroups.filters[0] = "/system.slice/a.service";
+	st->cgroups.filters[1] = "/b\"q\"";
+	st->cgroups.known = 40;
+	st->cgroups.pending = 1;
+	st->cgroups.unnamed = 2;
+	st->rec.cgroup_moves = 6;
 }
 
 static char *format(int (*fn)(const struct frecd_status *, FILE *), const struct frecd_status *st)
@@ -222,6 +230,8 @@ static void test_json(void **state)
 		"{\"id\":2,\"name\":\"oops\",\"spec\":\"manual:oops,delay=0\",\"kind\":\"manual\","
 		"\"fired\":0,\"snapshots\":0,\"pending\":false,\"suppressed_delay\":0,"
 		"\"suppressed_cooldown\":0,\"suppressed_rate\":0}],"
+		"\"cgroups\":{\"hierarchy\":\"v2\",\"filters\":[\"/system.slice/a.service\",\"/b\\\"q\\\"\"],"
+		"\"known\":40,\"pending\":1,\"unnamed\":2,\"moves\":6},"
 		"\"on_snapshot\":{\"program\":\"/usr/local/bin/up\",\"runs\":4,\"failures\":1,"
 		"\"skipped\":2,\"running\":1}}\n");
 	free(s);
@@ -243,6 +253,7 @@ static void test_json(void **state)
 		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0,\"late_events\":0,\"gaps\":0},"
 		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
 		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[],\"triggers\":[],"
+		"\"cgroups\":{\"hierarchy\":\"\",\"filters\":[],\"known\":0,\"pending\":0,\"unnamed\":0,\"moves\":0},"
 		"\"on_snapshot\":null}\n");
 	free(s);
 }
