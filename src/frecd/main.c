@@ -16,6 +16,7 @@
 #include "frecd/check.h"
 #include "frecd/config.h"
 #include "frecd/daemon.h"
+#include "frecd/hostview.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/options.h"
@@ -32,6 +33,7 @@
 static struct frecd_options opts;
 static struct frecd_config *cfg;	/* owns the strings of opts from the file */
 static struct frecd_trigger_set *triggers;	/* --trigger, as running */
+static struct frecd_hostview hv;	/* frecd seen from the host */
 
 /*
  * A SIGTERM or SIGINT that arrived during start-up (blocked, so still
@@ -65,6 +67,64 @@ static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_
 		   frecd_stacks__config_flags(opts.stacks);
 }
 
+/*
+ * Who frecd is on the host (hostview.h), and one warning per limit that its
+ * own namespaces set. Where BPF cannot be loaded at all the guesses of the
+ * host stand: the preflight then says why.
+ */
+static void probe_hostview(void)
+{
+	char err[512], line[256];
+
+	if (frecd_hostview__probe(&hv, err, sizeof(err))) {
+		log_debug("self-probe: %s", err);
+		memset(&hv, 0, sizeof(hv));
+		hv.host_tgid = hv.host_tid = getpid();
+		hv.pidns_host = hv.proc_host = hv.cgroupns_host = true;
+		hv.v1_ssid = -1;
+		return;
+	}
+	if (hv.pidns_host && hv.proc_host && hv.cgroupns_host)
+		return;
+	if (!frecd_hostview__describe(&hv, line, sizeof(line)))
+		log_info("namespaces: %s", line);
+	if (!hv.proc_host)
+		log_warn("frecd runs in its own pid namespace (host pid %u): /proc shows that namespace only: threads are named from events, command lines are not recorded",
+			 hv.host_tgid);
+	else if (!hv.pidns_host)
+		log_warn("frecd runs in its own pid namespace (host pid %u): -p and trigger pid= take host process ids",
+			 hv.host_tgid);
+	if (!hv.cgroupns_host)
+		log_warn("frecd runs in its own cgroup namespace: cgroups outside its view are recorded by id only");
+}
+
+/* Names only, from /proc, when it shows the host's threads. */
+static void seed_names(struct frec_recorder *rec)
+{
+	int ret;
+
+	if (!hv.proc_host) {
+		log_debug("not naming threads from /proc: it is another pid namespace's");
+		return;
+	}
+	ret = frecd_proc__seed_names(rec);
+	if (ret < 0)
+		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
+			 strerror(-ret));
+	else
+		log_debug("named %d threads from /proc", ret);
+}
+
+/* "N" or "N (host M)": frecd's pid as its own namespace and the host see it. */
+static const char *pid_text(char *buf, size_t len)
+{
+	if (hv.host_tgid == (__u32)getpid())
+		snprintf(buf, len, "%d", (int)getpid());
+	else
+		snprintf(buf, len, "%d (host %u)", (int)getpid(), hv.host_tgid);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	static __u32 tgids[FRECD_MAX_PIDS];
@@ -78,7 +138,7 @@ int main(int argc, char **argv)
 	struct frecd_outdir *outdir = NULL;
 	struct frecd_service *svc = NULL;
 	struct frecd_symbolizer *sym = NULL;
-	char err[512], sz1[32], sz2[32], sz3[32], where[512];
+	char err[512], sz1[32], sz2[32], sz3[32], where[512], pidbuf[48];
 	__u64 ring_each = 0;
 	size_t ntgids = 0, i, n;
 	int ret, status = 1;
@@ -155,15 +215,16 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (frecd_pids__resolve(opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
-				sizeof(err))) {
+	probe_hostview();
+	if (frecd_pids__resolve_host(&hv, opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
+				     sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		status = EXIT_USAGE;
 		goto out;
 	}
 
 	bopts.ring_bytes = opts.ring_bytes;
-	bopts.self_tgid = getpid();
+	bopts.self_tgid = hv.host_tgid;
 	bopts.pids = tgids;
 	bopts.npids = ntgids;
 	if (opts.debug_probes_only) {
@@ -228,12 +289,7 @@ int main(int argc, char **argv)
 	 * programs are attached, the loop drains from its first moment, and
 	 * its /proc reader (procinfo.h) names what was born in between and
 	 * reads the command lines. */
-	ret = frecd_proc__seed_names(rec);
-	if (ret < 0)
-		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
-			 strerror(-ret));
-	else
-		log_debug("named %d threads from /proc", ret);
+	seed_names(rec);
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
 	if (!bpf) {
 		log_error("%s", err);
@@ -253,7 +309,7 @@ int main(int argc, char **argv)
 			.counters_fd = frecd_bpf__counters_fd(bpf),
 			.pids = tgids,
 			.npids = ntgids,
-			.self_pid = getpid(),
+			.self_pid = hv.host_tgid,
 			.nargs = opts.probe_args,
 			.verbose = opts.verbose,
 			.triggers = triggers->bpf,
@@ -262,6 +318,7 @@ int main(int argc, char **argv)
 			.trigger_state_fd = triggers->n ? frecd_bpf__trigger_state_fd(bpf) : -1,
 			.stack_probes = opts.stacks & FRECD_STACKS_PROBES,
 			.stack_depth = opts.stack_depth,
+			.attach_delay_ms = opts.debug_attach_delay_ms,
 		};
 
 		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {
@@ -311,6 +368,7 @@ int main(int argc, char **argv)
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;
+	dopts.hv = &hv;
 	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
 	{
 		struct frecd_service_opts sopts = {
@@ -343,8 +401,8 @@ int main(int argc, char **argv)
 			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ?
 			 triggers->specs[i].spec : "",
 			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ? ")" : "");
-	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
-		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
+	log_info("ready: pid %s, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
+		 pid_text(pidbuf, sizeof(pidbuf)), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
 		 frec_probes__count(probes), opts.window_ns / 1e9,
 		 frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)),
 		 (unsigned long long)(opts.period_ns / 1000000),

@@ -47,6 +47,7 @@ enum {
 	OPT_SOCKET,
 	OPT_DEBUG_STALL_MS,
 	OPT_DEBUG_WRITER_DELAY_MS,
+	OPT_DEBUG_ATTACH_DELAY_MS,
 	OPT_DEBUG_PROBES_ONLY,
 	OPT_TRIGGER,
 	OPT_ON_SNAPSHOT,
@@ -80,6 +81,7 @@ static const struct option long_options[] = {
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "debug-stall-ms", required_argument, NULL, OPT_DEBUG_STALL_MS },
 	{ "debug-writer-delay-ms", required_argument, NULL, OPT_DEBUG_WRITER_DELAY_MS },
+	{ "debug-attach-delay-ms", required_argument, NULL, OPT_DEBUG_ATTACH_DELAY_MS },
 	{ "debug-probes-only", no_argument, NULL, OPT_DEBUG_PROBES_ONLY },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
@@ -531,6 +533,13 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 					   arg, MAX_WRITER_DELAY_MS);
 		o->debug_writer_delay_ms = v;
 		return 0;
+	case OPT_DEBUG_ATTACH_DELAY_MS:
+		if (parse_uint(arg, MAX_WRITER_DELAY_MS, &v) || v == 0)
+			return usage_error(err, errlen,
+					   "--debug-attach-delay-ms '%s': use a number of milliseconds from 1 to %d",
+					   arg, MAX_WRITER_DELAY_MS);
+		o->debug_attach_delay_ms = v;
+		return 0;
 	case OPT_DEBUG_PROBES_ONLY:
 		o->debug_probes_only = true;
 		return 0;
@@ -671,6 +680,7 @@ int frecd_options__set(struct frecd_options *o, const char *key, const char *val
 	case OPT_VERSION:
 	case OPT_DEBUG_STALL_MS:
 	case OPT_DEBUG_WRITER_DELAY_MS:
+	case OPT_DEBUG_ATTACH_DELAY_MS:
 	case OPT_DEBUG_PROBES_ONLY:
 	case 'h':
 		return usage_error(err, errlen,
@@ -761,6 +771,8 @@ void frecd_options__usage(FILE *out)
 "      --debug-writer-delay-ms MS  the snapshot writer waits MS ms before it\n"
 "                       writes each file (the window is pinned, recording goes\n"
 "                       on), so that requests arrive while one is written\n"
+"      --debug-attach-delay-ms MS  frecd waits MS ms between validating the\n"
+"                       --probe files and attaching them\n"
 "      --debug-probes-only  the scheduler programs record nothing (their pid\n"
 "                       filter matches no process): only --probe records use\n"
 "                       the ring, so that their drops can be counted exactly\n"

@@ -11,12 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "../../bpf/frec.h"
 #include "frecd/bpf_rings.h"
 #include "frecd/bpf_triggers.h"
+#include "frecd/log.h"
 #include "frecd/probe_set.h"
 #include "frecd/recursion.h"
 #include "probe.skel.h"
@@ -52,9 +56,29 @@ static void attach_error(const struct probe_entry *e, int pid, int err, char *bu
 	else if (err == ENOENT)
 		snprintf(buf, len, "probe '%s': %s is gone since frecd checked it: check the path",
 			 e->name, e->path);
+	else if (err == ESTALE)
+		snprintf(buf, len, "probe '%s': %s: the file frecd validated is no longer the one it holds open: restart frecd",
+			 e->name, e->path);
 	else
 		snprintf(buf, len, "probe '%s': attaching to %s:%s%s: %s: run frecd -v for libbpf's "
 			 "details", e->name, e->path, e->func, where, strerror(err));
+}
+
+/*
+ * The kernel resolves a uprobe's path when the link is made, and libbpf's
+ * USDT attach opens it again: both are given /proc/self/fd/N, the file
+ * validated, whatever its name points to by now. The magic link must still
+ * show that (dev, ino): ESTALE otherwise.
+ */
+static const char *attach_path(const struct probe_entry *e)
+{
+	struct stat st;
+
+	if (stat(e->attach_path, &st) || st.st_dev != e->dev || st.st_ino != e->ino) {
+		errno = ESTALE;
+		return NULL;
+	}
+	return e->attach_path;
 }
 
 static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_entry *e,
@@ -64,20 +88,24 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 	LIBBPF_OPTS(bpf_usdt_opts, sopts, .usdt_cookie = id);
 	/* the stack twins when they were loaded (--stacks probes) */
 	bool stk = skel->rodata->stack_probes;
+	const char *path = attach_path(e);
+
+	if (!path)
+		return NULL;
 
 	switch (e->kind) {
 	case FREC_PROBE_UPROBE:
 		return bpf_program__attach_uprobe_opts(stk ? skel->progs.frec_stk_uprobe :
-						       skel->progs.frec_uprobe, pid, e->path,
+						       skel->progs.frec_uprobe, pid, path,
 						       e->file_off, &uopts);
 	case FREC_PROBE_URETPROBE:
 		uopts.retprobe = true;
 		return bpf_program__attach_uprobe_opts(stk ? skel->progs.frec_stk_uretprobe :
-						       skel->progs.frec_uretprobe, pid, e->path,
+						       skel->progs.frec_uretprobe, pid, path,
 						       e->file_off, &uopts);
 	case FREC_PROBE_USDT:
 		return bpf_program__attach_usdt(stk ? skel->progs.frec_stk_usdt : skel->progs.frec_usdt,
-						pid, e->path, e->provider, e->usdt_name, &sopts);
+						pid, path, e->provider, e->usdt_name, &sopts);
 	}
 	errno = EINVAL;
 	return NULL;
@@ -153,6 +181,33 @@ static void track_programs(struct probe_bpf *skel, bool track)
 		else
 			frecd_recursion__untrack(bpf_program__fd(prog));
 	}
+}
+
+/* What is attached later is this file, whatever its name points to then. */
+static void log_validated(const struct frec_probes *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct probe_entry *e = &p->ents[i];
+
+		log_info("probe %zu: validated %s (dev %u:%u, inode %llu, build-id %s)", i + 1,
+			 e->path, major(e->dev), minor(e->dev), (unsigned long long)e->ino,
+			 e->build_id[0] ? e->build_id : "none");
+	}
+}
+
+/* --debug-attach-delay-ms: a window between validating and attaching, for tests. */
+static void attach_delay(__u32 ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	if (!ms)
+		return;
+	log_warn("--debug-attach-delay-ms: waiting %u ms before attaching the probes (a test option)",
+		 ms);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
@@ -270,6 +325,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		snprintf(err, errlen, "attaching probes: out of memory");
 		goto err_out;
 	}
+	log_validated(p);
+	attach_delay(o.attach_delay_ms);
 	for (i = 0; i < p->n; i++) {
 		for (j = 0; j < (npids ? npids : 1); j++) {
 			int pid = npids ? (int)o.pids[j] : -1;

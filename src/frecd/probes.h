@@ -42,6 +42,7 @@ struct frec_probes_attach_opts {
 	 * (0: the default); off, none of the capture is loaded. */
 	bool stack_probes;
 	__u32 stack_depth;
+	__u32 attach_delay_ms;	/* --debug-attach-delay-ms: wait before attaching */
 };
 
 struct frec_probes *frec_probes__new(void);

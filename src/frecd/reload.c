@@ -12,6 +12,7 @@
 #include "frecd/config.h"
 #include "frecd/daemon.h"
 #include "frecd/loader.h"
+#include "frecd/hostview.h"
 #include "frecd/log.h"
 #include "frecd/outdir.h"
 #include "frecd/pids.h"
@@ -188,7 +189,7 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 		.counters_fd = frecd_bpf__counters_fd(so->bpf),
 		.pids = tgids,
 		.npids = ntgids,
-		.self_pid = getpid(),
+		.self_pid = so->dopts->hv ? so->dopts->hv->host_tgid : (__u32)getpid(),
 		.nargs = o->probe_args,
 		.verbose = o->verbose,
 		.triggers = t ? t->bpf : NULL,
@@ -448,8 +449,8 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	keep_restart_only(&p->next, cur, rs);
 
 	/* Check everything before changing anything. */
-	ret = frecd_pids__resolve(p->next.pids, p->next.npids, p->cfg, "pid", p->tgids, &p->ntgids,
-				  err, sizeof(err));
+	ret = frecd_pids__resolve_host(so->dopts->hv, p->next.pids, p->next.npids, p->cfg, "pid",
+				       p->tgids, &p->ntgids, err, sizeof(err));
 	if (ret)
 		goto invalid;
 	pids_changed = !frecd_pids__same(p->tgids, p->ntgids, rs->tgids, rs->ntgids);

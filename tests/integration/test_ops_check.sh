@@ -5,16 +5,16 @@
 # --btf is named; a configuration error is a usage error.
 . "$FREC_TEST_LIB"
 
-items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion kallsyms"
+items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt namespaces programs triggers recursion kallsyms containers"
 line_re='^(ok|missing) +[A-Za-z_]+ +\(.+\)$'
 
 "$FRECD" --check --config /dev/null > check.out 2> check.err
 rc=$?
 [ ! -s check.err ] || { cat check.err >&2; fail "--check wrote to stderr"; }
 assert_eq "--check exit status" 0 "$rc"
-assert_eq "--check lines" 17 "$(wc -l < check.out)"
-assert_eq "--check items in order" "$items" "$(head -n 16 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "lines of the item format" 16 "$(grep -Ec "$line_re" check.out)"
+assert_eq "--check lines" 19 "$(wc -l < check.out)"
+assert_eq "--check items in order" "$items" "$(head -n 18 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "lines of the item format" 18 "$(grep -Ec "$line_re" check.out)"
 assert_eq "last line" "frecd can run here" "$(tail -n 1 check.out)"
 assert_eq "kallsyms as root" ok "$(awk '$2 == "kallsyms" { print $1 }' check.out)"
 assert_eq "kernel" "ok       kernel         ($(uname -r) $(uname -m))" "$(awk '$2 == "kernel"' check.out)"
@@ -47,6 +47,15 @@ else
 	assert_eq "tracefs" "missing  tracefs        (not mounted at /sys/kernel/tracing; only classic tracepoints need it, frecd does not: mount -t tracefs nodev /sys/kernel/tracing)" \
 		"$(awk '$2 == "tracefs"' check.out)"
 fi
+
+# frecd seen from the host: a test run on the host's namespaces
+assert_eq "namespaces" "ok       namespaces     (pid host, /proc host, cgroup host)" "$(awk '$2 == "namespaces"' check.out)"
+# container probes: openat2 (5.6) resolves a /proc/PID/root/... path in that root
+case $(uname -r) in
+[0-4].*|5.[0-5].*) want="missing  containers     (container probes: openat2 RESOLVE_IN_ROOT: no (Linux 5.6): probes on /proc/PID/root/... paths fail)" ;;
+*) want="ok       containers     (container probes: openat2 RESOLVE_IN_ROOT: yes)" ;;
+esac
+assert_eq "containers" "$want" "$(awk '$2 == "containers"' check.out)"
 
 # --attach raw_tp is checked as configured
 "$FRECD" --check --config /dev/null --attach raw_tp > raw.out || fail "--check --attach raw_tp failed"
@@ -82,8 +91,8 @@ as_nobody "$pub/frecd" --check --config /dev/null > nobody.out 2> nobody.err
 rc=$?
 rm -rf "$pub"
 assert_eq "--check as nobody: exit" 1 "$rc"
-assert_eq "--check as nobody: lines" 17 "$(wc -l < nobody.out)"
-assert_eq "--check as nobody: items" "$items" "$(head -n 16 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "--check as nobody: lines" 19 "$(wc -l < nobody.out)"
+assert_eq "--check as nobody: items" "$items" "$(head -n 18 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
 for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs triggers recursion kallsyms; do
 	assert_eq "$item as nobody" "missing" "$(awk -v i="$item" '$2 == i { print $1 }' nobody.out)"
 done
