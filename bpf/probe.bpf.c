@@ -14,6 +14,11 @@
  * like the rings; "probe_triggers" says which triggers each id concerns.
  * With trig_kinds 0 none of it is loaded.
  *
+ * -p: attached per process where frecd sees host pids; from a pid namespace
+ * of its own (perf_event_open reads the pid there) for every process,
+ * keeping the -p processes' hits by frecd's pid_filter map, handed over
+ * like the rings, with filter_pids set.
+ *
  * Stacks (--stacks probes): each program has a stack twin that also writes
  * the hit's user stack (probe_progs.bpf.h, stack.bpf.h).
  */
@@ -24,6 +29,7 @@
 #include "frec/record.h"
 #include "ring.bpf.h"
 #include "filter_self.bpf.h"
+#include "filter_pid.bpf.h"
 #include "trigger.bpf.h"
 #include "stack.bpf.h"
 
@@ -79,6 +85,17 @@ struct {
  * at a func entry, the call's start; at a func return, the call's time
  * against the func triggers; at any probe, its probe triggers with value.
  */
+/* Whether the current process's hits are kept by -p, when filtered here. */
+static __always_inline bool current_kept(void)
+{
+	__u32 tgid;
+
+	if (!filter_pids)
+		return true;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	return bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
+}
+
 static __always_inline void on_hit(__u32 id, bool ret, __u64 value, __u64 now)
 {
 	const struct frec_probe_trig *pt;
@@ -86,7 +103,7 @@ static __always_inline void on_hit(__u32 id, bool ret, __u64 value, __u64 now)
 	struct call_key k;
 	__u32 tid, tgid;
 
-	if (current_is_self(&self_pid))
+	if (current_is_self(&self_pid) || !current_kept())
 		return;
 	pt = bpf_map_lookup_elem(&probe_triggers, &id);
 	if (!pt || !(pt->mask | pt->func_entry))
@@ -123,7 +140,7 @@ static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, _
 {
 	struct frec_rec_probe *r;
 
-	if (current_is_self(&self_pid)) {
+	if (current_is_self(&self_pid) || !current_kept()) {
 		count(FREC_CNT_FILTERED);
 		return NULL;
 	}

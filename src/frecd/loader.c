@@ -372,6 +372,11 @@ int frecd_bpf__counters_fd(const struct frecd_bpf *b)
 	return b->counters_fd;
 }
 
+int frecd_bpf__pid_filter_fd(const struct frecd_bpf *b)
+{
+	return b->filter_fd;
+}
+
 /*
  * Swap the attached set for skel, loaded on the same maps: between the old
  * set's detach and the new set's attach no event is recorded (attaching

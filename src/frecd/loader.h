@@ -121,6 +121,8 @@ void frecd_bpf__last_swap(const struct frecd_bpf *b, __u64 *first_ts, __u64 *las
 int frecd_bpf__rings_fd(const struct frecd_bpf *b);
 const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes);
 int frecd_bpf__counters_fd(const struct frecd_bpf *b);
+/* The -p filter's map (host tgids), for probes that filter in BPF. */
+int frecd_bpf__pid_filter_fd(const struct frecd_bpf *b);
 bool frecd_bpf__raw_tp(const struct frecd_bpf *b);	/* the raw_tp set was loaded */
 size_t frecd_bpf__nattached(const struct frecd_bpf *b);
 /* One line per attached program: "sched: tp_btf/sched_switch (frec_switch)". */

@@ -115,6 +115,15 @@ static void seed_names(struct frec_recorder *rec)
 		log_debug("named %d threads from /proc", ret);
 }
 
+/* Probes attach per -p process where frecd's pids are the host's, which
+ * perf_event_open takes; otherwise for every process, filtered in BPF. */
+static int probes_filter_fd(const struct frecd_bpf *bpf, size_t ntgids)
+{
+	if (!ntgids || hv.pidns_host || opts.debug_probes_only)
+		return -1;
+	return frecd_bpf__pid_filter_fd(bpf);
+}
+
 /* "N" or "N (host M)": frecd's pid as its own namespace and the host see it. */
 static const char *pid_text(char *buf, size_t len)
 {
@@ -319,6 +328,7 @@ int main(int argc, char **argv)
 			.stack_probes = opts.stacks & FRECD_STACKS_PROBES,
 			.stack_depth = opts.stack_depth,
 			.attach_delay_ms = opts.debug_attach_delay_ms,
+			.pid_filter_fd = probes_filter_fd(bpf, ntgids),
 		};
 
 		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {

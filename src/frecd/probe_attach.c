@@ -210,11 +210,30 @@ static void attach_delay(__u32 ms)
 		;
 }
 
+/* -p by frecd's map rather than per pid (opts pid_filter_fd): attach for
+ * every process (*npids 0). 0 or -errno with err. */
+static int filter_in_bpf(struct probe_bpf *skel, const struct frec_probes_attach_opts *o,
+			 size_t *npids, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!*npids || o->pid_filter_fd <= 0)
+		return 0;
+	ret = bpf_map__reuse_fd(skel->maps.pid_filter, o->pid_filter_fd);
+	if (ret) {
+		snprintf(err, errlen, "sharing frecd's -p filter with the probes: %s", strerror(-ret));
+		return ret;
+	}
+	skel->rodata->filter_pids = true;
+	*npids = 0;
+	return 0;
+}
+
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen)
 {
 	struct frec_probes_attach_opts o = { .rings_fd = -1, .counters_fd = -1, .triggers_fd = -1,
-					     .trigger_state_fd = -1 };
+					     .trigger_state_fd = -1, .pid_filter_fd = -1 };
 	struct frec_probe_trig *pt = NULL;
 	struct probe_bpf *skel = NULL;
 	size_t i, j, npids, nlinks = 0;
@@ -288,6 +307,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		snprintf(err, errlen, "sharing frecd's counters with the probes: %s", strerror(-ret));
 		goto err_out;
 	}
+	if ((ret = filter_in_bpf(skel, &o, &npids, err, errlen)))
+		goto err_out;
 	skel->rodata->trig_kinds = kinds;
 	if (kinds) {
 		/* frecd's table and state: the scheduler's and the probes'

@@ -43,6 +43,11 @@ struct frec_probes_attach_opts {
 	bool stack_probes;
 	__u32 stack_depth;
 	__u32 attach_delay_ms;	/* --debug-attach-delay-ms: wait before attaching */
+	/* -p in BPF: attach for every process and keep the hits of the
+	 * tgids in this map (frecd's pid_filter), -1: attach per pid. For a
+	 * frecd whose pids are not the host's, which perf_event_open reads
+	 * (0 too: options that do not set it). */
+	int pid_filter_fd;
 };
 
 struct frec_probes *frec_probes__new(void);

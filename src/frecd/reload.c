@@ -198,6 +198,8 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 		.trigger_state_fd = t && t->n ? frecd_bpf__trigger_state_fd(so->bpf) : -1,
 		.stack_probes = o->stacks & FRECD_STACKS_PROBES,
 		.stack_depth = o->stack_depth,
+		.pid_filter_fd = ntgids && so->dopts->hv && !so->dopts->hv->pidns_host ?
+				 frecd_bpf__pid_filter_fd(so->bpf) : -1,
 	};
 
 	if (!frec_probes__count(p))

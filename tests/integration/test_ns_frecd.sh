@@ -6,7 +6,7 @@
 # and leaves its own threads out by their host ids: no waking, fork, exec or
 # probe hit names one of /proc/M/task/*. frec status says "pid":"own" and
 # "host_pid":M. -p takes a host pid, unchecked, with one line, and records
-# that process.
+# that process, its probe hits too.
 . "$FREC_TEST_LIB"
 . "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
 
@@ -21,7 +21,12 @@ ns_frecd() {
 		${FREC_FRECD_EXTRA_ARGS:-} >> "$WORK/frecd.log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	NS_PID=$!
 	SCHED_PIDS="$SCHED_PIDS $NS_PID"
-	wait_for "$WORK/frecd.log" "frecd info: ready:" "frecd ready in its namespaces"
+	i=0
+	while ! grep -q "frecd info: ready:" "$WORK/frecd.log"; do
+		! gone "$NS_PID" || { cat "$WORK/frecd.log" >&2; fail "frecd exited before ready"; }
+		[ $i -lt 300 ] || { cat "$WORK/frecd.log" >&2; fail "frecd not ready after 30 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
 	FRECD_PID=$(sed -n 's/.* ready: pid \([0-9]*\) (host \([0-9]*\)),.*/\1 \2/p' "$WORK/frecd.log")
 	assert_eq "frecd's pid in its own namespace" 1 "${FRECD_PID%% *}"
 	FRECD_PID=${FRECD_PID#* }
@@ -88,9 +93,11 @@ bad=$(awk -v t="$tasks" "$jq_awk"'
 	}' dump.json)
 [ -z "$bad" ] || fail "an event of frecd's own threads ($tasks): $bad"
 
-# 2. -p takes a host pid, unchecked: its /proc cannot tell.
+# 2. -p takes a host pid, unchecked: its /proc cannot tell. The probes are
+# attached for every process (perf_event_open would read the pid in frecd's
+# namespace) and keep a's hits in BPF.
 pid_filter_pair
-ns_frecd -o "$WORK/snaps" -p "$a"
+ns_frecd -o "$WORK/snaps" -p "$a" --probe "$probe"
 grep -q "frecd warn: -p $a: frecd's /proc shows its own pid namespace: $a is taken as a host process id, unchecked" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no line for the unchecked -p"; }
 echo go >&3
@@ -109,4 +116,7 @@ for t in ping pong; do
 	tid=$(field b.out $t)
 	assert_eq "wakings of b's $t" 0 "$(jcount dump.json type=sched_waking pid="$tid")"
 done
+[ "$(jcount dump.json type=uprobe probe="$probe" pid="$a")" -gt 0 ] || fail "no read() of a"
+assert_eq "read() hits of a, of all" "$(jcount dump.json type=uprobe)" \
+	"$(jcount dump.json type=uprobe probe="$probe" pid="$a")"
 exit 0
