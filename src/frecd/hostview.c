@@ -18,6 +18,9 @@
 #include "frecd/log.h"
 #include "self.skel.h"
 
+/* CO-RE needs it; the --btf of the loader is not the self-probe's. */
+#define KERNEL_BTF		"/sys/kernel/btf/vmlinux"
+
 /* The inode of the initial cgroup namespace's nsfs file (PROC_CGROUP_INIT_INO). */
 #define CGROUPNS_INIT_INO	0xEFFFFFFBul
 
@@ -181,9 +184,13 @@ int frecd_hostview__probe(struct frecd_hostview *hv, char *err, size_t errlen)
 		return frecd_caps__error(err, errlen);
 	if (ret) {
 		/* Recording may still work (an old kernel without raw_tp test
-		 * runs, or its BTF only in --btf): guess as if on the host. */
-		log_warn("cannot %s frecd's self-probe (%s): taking getpid() as frecd's host pid; inside a pid namespace its own events are then recorded",
-			 what, strerror(-ret));
+		 * runs, or its BTF only in --btf, which the loader reports on
+		 * when it is not given): guess as if on the host. */
+		if (access(KERNEL_BTF, R_OK))
+			log_debug("no self-probe without the kernel's BTF: taking getpid() as frecd's host pid");
+		else
+			log_warn("cannot %s frecd's self-probe (%s): taking getpid() as frecd's host pid; inside a pid namespace its own events are then recorded",
+				 what, strerror(-ret));
 		r.pid_tgid = (__u64)getpid() << 32 | (__u32)gettid();
 	}
 	hv->host_tgid = r.pid_tgid >> 32;

@@ -183,12 +183,23 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* Usage errors first, all of them before anything is loaded. */
+	/* Usage errors first, all of them before anything is loaded (but the
+	 * self-probe: whether -p's pids can be checked depends on it). */
+	probe_hostview();
+	if (frecd_pids__resolve_host(&hv, opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
+				     sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	probes = frec_probes__new();
 	if (!probes) {
 		log_error("cannot set up probes: %s", strerror(errno));
 		goto out;
 	}
+	/* Library names as the -p processes map them, where /proc shows them. */
+	if (hv.proc_host)
+		frec_probes__set_pids(probes, tgids, ntgids);
 	for (i = 0; i < opts.nprobes; i++)
 		if (frec_probes__add_spec(probes, opts.probes[i], err, sizeof(err))) {
 			fprintf(stderr, "frecd: %s%s\n",
@@ -221,13 +232,6 @@ int main(int argc, char **argv)
 	if (opts.btf_path && access(opts.btf_path, R_OK)) {
 		fprintf(stderr, "frecd: --btf %s: %s; give the BTF of the running kernel (e.g. from btfhub)\n",
 			opts.btf_path, strerror(errno));
-		status = EXIT_USAGE;
-		goto out;
-	}
-	probe_hostview();
-	if (frecd_pids__resolve_host(&hv, opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
-				     sizeof(err))) {
-		fprintf(stderr, "frecd: %s\n", err);
 		status = EXIT_USAGE;
 		goto out;
 	}

@@ -11,7 +11,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "frecd/log.h"
 #include "frecd/probe_path.h"
+#include "frecd/proc_maps.h"
 
 #define LD_CACHE_FILE "/etc/ld.so.cache"
 
@@ -411,6 +413,95 @@ static int open_in_root(const char *name, __u32 pid, const char *rest, struct pr
 	return ret;
 }
 
+/* A library's first executable mapping in a process. */
+struct lib_map {
+	const char *name;
+	__u64 start, end;
+	char path[PATH_MAX];
+};
+
+static int lib_map_fn(const struct frecd_map *m, void *ctx)
+{
+	struct lib_map *lm = ctx;
+	char path[PATH_MAX];
+	const char *base;
+
+	if (m->path_len >= sizeof(path))
+		return 0;
+	memcpy(path, m->path, m->path_len);
+	path[m->path_len] = '\0';
+	base = strrchr(path, '/');
+	if (!base || !lib_matches(base + 1, lm->name))
+		return 0;
+	lm->start = m->start;
+	lm->end = m->end;
+	memcpy(lm->path, path, m->path_len + 1);
+	return 1;
+}
+
+/* The file of lm's mapping in process pid, even if deleted or in another
+ * mount namespace: its map_files entry. An fd or -errno. */
+static int open_mapping(__u32 pid, const struct lib_map *lm)
+{
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)lm->start, (unsigned long long)lm->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Library name as the -p processes map it: the first one's mapping, shown
+ * as /proc/PID/root + its path. A later pid that maps another file is
+ * warned about: that process is not probed. -ENOENT when the first maps no
+ * such library.
+ */
+static int lib_in_maps(const char *name, const __u32 *pids, size_t npids, struct probe_file *out)
+{
+	struct lib_map lm = { .name = name };
+	struct probe_file other;
+	size_t i;
+	int fd, ret;
+
+	ret = frecd_maps__read(pids[0], lib_map_fn, &lm);
+	if (ret != 1)
+		return ret < 0 && ret != -ENOENT ? ret : -ENOENT;
+	fd = open_mapping(pids[0], &lm);
+	if (fd < 0)
+		return fd;
+	ret = take_file(fd, out);
+	if (ret)
+		return ret;
+	out->pid = pids[0];
+	if (snprintf(out->path, sizeof(out->path), "/proc/%u/root%s", pids[0], lm.path) >=
+	    (int)sizeof(out->path)) {
+		close(out->fd);
+		out->fd = -1;
+		return -ENAMETOOLONG;
+	}
+	for (i = 1; i < npids; i++) {
+		lm.path[0] = '\0';
+		if (frecd_maps__read(pids[i], lib_map_fn, &lm) != 1)
+			continue;
+		fd = open_mapping(pids[i], &lm);
+		if (fd < 0 || take_file(fd, &other))
+			continue;
+		if (other.dev != out->dev || other.ino != out->ino)
+			log_warn("probe on '%s': pid %u maps another %s: not probed there; add --probe /proc/%u/root%s",
+				 name, pids[i], strrchr(lm.path, '/') + 1, pids[i], lm.path);
+		close(other.fd);
+	}
+	return 0;
+}
+
+/* A library name rather than a path or a program on PATH. */
+static bool is_library_name(const char *name)
+{
+	return !strchr(name, '/') && (!strncmp(name, "lib", 3) || strstr(name, ".so"));
+}
+
 int probe_path__open(const char *name, const __u32 *pids, size_t npids, struct probe_file *out)
 {
 	char path[PATH_MAX], self[64];
@@ -422,6 +513,8 @@ int probe_path__open(const char *name, const __u32 *pids, size_t npids, struct p
 	out->fd = -1;
 	if (probe_path__in_proc_root(name, &pid))
 		return open_in_root(name, pid, strchr(name + 6, '/') + 5, out);
+	if (npids && is_library_name(name))
+		return lib_in_maps(name, pids, npids, out);
 	if (strchr(name, '/')) {
 		ret = copy_path(path, sizeof(path), name);
 	} else {

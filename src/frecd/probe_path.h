@@ -43,12 +43,17 @@ struct probe_file {
 
 /*
  * Resolve name as probe_path__resolve() does and open it, into out:
+ *   - a library name with pids (the -p tgids, as the host numbers them):
+ *     the first executable mapping of such a library in pids[0], opened
+ *     through /proc/PID/map_files (the mapped file, in any mount
+ *     namespace) and shown as /proc/PID/root + its path; a later pid that
+ *     maps another file is warned about (it is not probed);
  *   - a host path: open, and fstat must show a regular file;
  *   - /proc/PID/root/REST: REST resolved inside that process's root
  *     (openat2 RESOLVE_IN_ROOT, Linux 5.6): its absolute links stay in
  *     it and ".." cannot leave it; the process's start time is read before
  *     and after, so that a reused pid fails (-ESRCH).
- * pids (npids of them, the -p tgids) are for library names; may be NULL.
+ * pids may be NULL (npids 0): library names are then the host's.
  * 0, or -errno: -ENOENT nothing there, -ENOSYS no openat2, -EISDIR (or
  * -EINVAL) not a regular file, -ESRCH no such process (or it was replaced).
  */

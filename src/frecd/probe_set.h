@@ -50,6 +50,9 @@ struct frec_probes {
 	size_t n, cap;
 	__u32 nargs;			/* recorded at uprobe entry */
 
+	const __u32 *pids;		/* -p, for library names; NULL: the host's */
+	size_t npids;
+
 	struct probe_bpf *skel;		/* NULL while not attached */
 	struct bpf_link **links;
 	size_t nlinks;

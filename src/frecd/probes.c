@@ -61,6 +61,12 @@ void frec_probes__free(struct frec_probes *p)
 	free(p);
 }
 
+void frec_probes__set_pids(struct frec_probes *p, const __u32 *pids, size_t npids)
+{
+	p->pids = npids ? pids : NULL;
+	p->npids = npids;
+}
+
 size_t frec_probes__count(const struct frec_probes *p)
 {
 	return p ? p->n : 0;
@@ -157,11 +163,11 @@ static void in_root_error(const char *spec, const char *path, int ret, char *err
 			 path, strerror(-ret));
 }
 
-static int resolve_path(const char *spec, const struct probe_spec *ps, struct resolved *r,
-			char *err, size_t errlen)
+static int resolve_path(const struct frec_probes *p, const char *spec,
+			const struct probe_spec *ps, struct resolved *r, char *err, size_t errlen)
 {
 	__u32 pid;
-	int ret = probe_path__open(ps->path, NULL, 0, &r->file);
+	int ret = probe_path__open(ps->path, p->pids, p->npids, &r->file);
 
 	if (!ret) {
 		memcpy(r->path, r->file.path, sizeof(r->path));
@@ -510,7 +516,7 @@ int frec_probes__add_spec(struct frec_probes *p, const char *spec, char *err, si
 		ret = -E2BIG;
 		goto out;
 	}
-	ret = resolve_path(spec, &ps, r, err, errlen);
+	ret = resolve_path(p, spec, &ps, r, err, errlen);
 	if (ret)
 		goto out;
 	ret = open_elf(spec, r, &ef, err, errlen);

@@ -53,6 +53,9 @@ struct frec_probes_attach_opts {
 struct frec_probes *frec_probes__new(void);
 void frec_probes__free(struct frec_probes *p);
 
+/* The -p tgids (they must outlive p's specs being added), for library names:
+ * then the file the first of them maps (probe_path.h). Before add_spec(). */
+void frec_probes__set_pids(struct frec_probes *p, const __u32 *pids, size_t npids);
 /* Parse and validate one --probe SPEC (resolving the path and the symbol or
  * USDT note now). 0, or -errno with one line naming the spec, the cause and the
  * fix written to err (a usage error: frecd exits 2). */

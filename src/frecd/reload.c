@@ -498,6 +498,8 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 			snprintf(err, sizeof(err), "out of memory");
 			goto invalid;
 		}
+		if (!so->dopts->hv || so->dopts->hv->proc_host)
+			frec_probes__set_pids(p->probes, p->tgids, p->ntgids);
 		for (i = 0; i < p->next.nprobes; i++) {
 			char msg[768];
 

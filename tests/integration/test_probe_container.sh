@@ -4,7 +4,8 @@
 # /proc/HOSTPID/root/PATH, which frecd opens inside that process's root
 # (openat2 RESOLVE_IN_ROOT). The snapshot holds exactly N entries with the
 # arguments (A, B, i); the same PATH from the host's root does not exist
-# there, and is a usage error.
+# there, and is a usage error. A library name with -p is the file that
+# process maps (/proc/PID/map_files), which the host's library path lacks.
 . "$FREC_TEST_LIB"
 . "$(dirname "$FREC_TEST_LIB")/probe_lib.sh"
 
@@ -36,8 +37,11 @@ assert_eq "the target's pid in its own namespace" 1 "$(field ns.out ready)"
 [ ! -e "$dir/app" ] || fail "$dir/app is visible from the host's root"
 
 probe="uprobe:/proc/$host_pid/root$dir/app:frec_target_fp"
+lib="uprobe:libfrectarget:frec_lib_mul"
 mkdir snaps
-start_frecd -o "$WORK/snaps" --probe "$probe" --probe-args 3
+start_frecd -o "$WORK/snaps" --probe "$probe" --probe "$lib" --probe-args 3 -p "$host_pid"
+grep -q "probe 2: validated /proc/$host_pid/root$dir/libfrectarget.so (dev " "$WORK/frecd.log" ||
+	{ cat "$WORK/frecd.log" >&2; fail "the library is not the one the target maps"; }
 grep -q "probe 1: validated /proc/$host_pid/root$dir/app (dev [0-9]*:[0-9]*, inode [0-9]*, build-id [0-9a-f]*)" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no validated line for the container's file"; }
 kill -USR1 "$host_pid" || fail "the target ($host_pid) is not running"
@@ -50,10 +54,12 @@ dump_json "$snap" dump.json
 
 assert_eq "lost events" 0 "$(jcount dump.json type=lost)"
 assert_eq "entries" "$n" "$(jcount dump.json type=uprobe probe="$probe")"
-assert_eq "entries of the target (host pid)" "$n" "$(jcount dump.json type=uprobe pid="$host_pid")"
+assert_eq "entries of the target (host pid)" "$n" "$(jcount dump.json type=uprobe probe="$probe" pid="$host_pid")"
+assert_eq "all entries" "$((2 * n))" "$(jcount dump.json type=uprobe)"
 expect "$n" 1 "$a \",\" $b \",\" i" > want.args
 jargs dump.json type=uprobe probe="$probe" > got.args
 assert_same "entry arguments" want.args got.args
+assert_eq "library entries" "$n" "$(jcount dump.json type=uprobe probe="$lib" pid="$host_pid")"
 
 # From the host's root the file is not there: a usage error that says where to look.
 "$FRECD" -o "$WORK/snaps" --config /dev/null --probe "uprobe:$dir/app:frec_target_fp" > out 2> err
