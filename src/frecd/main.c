@@ -84,6 +84,9 @@ static void probe_hostview(void)
 		hv.v1_ssid = -1;
 		return;
 	}
+	log_debug("self-probe: host pid %u (tid %u), cgroup id %llu at level %u (offset %d)",
+		  hv.host_tgid, hv.host_tid, (unsigned long long)hv.cgroup_id, hv.cgroup_level,
+		  hv.cgroup_level_offset);
 	if (hv.pidns_host && hv.proc_host && hv.cgroupns_host)
 		return;
 	if (!frecd_hostview__describe(&hv, line, sizeof(line)))

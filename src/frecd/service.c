@@ -146,7 +146,12 @@ static int ctl_trigger(void *ctx, const char *name, __u32 pid, __u32 *id, char *
 		       size_t errlen)
 {
 	struct frecd_service *s = ctx;
+	const struct frecd_hostview *hv = s->o.dopts->hv;
 
+	/* SO_PEERCRED gives the client's pid in frecd's pid namespace: not the
+	 * events' id of any thread unless that is the host's. */
+	if (hv && !hv->pidns_host)
+		pid = 0;
 	return frecd_daemon__trigger(s->d, name, pid, id, err, errlen);
 }
 
