@@ -23,6 +23,7 @@ dir=/tmp/frec-in.$$
 mkdir "$dir" || fail "cannot make $dir"
 cleanup() {
 	[ -z "${ns_pid:-}" ] || kill -KILL "$ns_pid" 2>/dev/null
+	[ -z "${other_pid:-}" ] || kill -KILL "$other_pid" 2>/dev/null
 	cleanup_frecd
 	rmdir "$dir" 2>/dev/null
 }

@@ -11,6 +11,8 @@
 
 n=$(scaled 200)
 a=4 b=6
+# Nothing of the test's may outlive it, even when it fails.
+trap 'for p in ${one_pid:-} ${two_pid:-} ${swap_pid:-}; do kill -KILL "$p" 2>/dev/null; done; cleanup_frecd' EXIT
 cp "$TARGET" one && cp "$TARGET" two && cp "$TARGET_LIB" . || fail "cannot copy the target"
 ln -s one link || fail "cannot make the link"
 "$WORK/one" "$n" 1 "$a" "$b" > one.out 2>&1 &
