@@ -18,7 +18,8 @@
  * where perf's pid would be read in frecd's pid namespace) keep only the
  * hits of current's process and cgroup that -p and --cgroup keep, with
  * frecd's "pid_filter" and "cgroup_filter" handed over like the rings.
- * With neither knob set the check is dead code.
+ * With neither knob set the check is dead code. (A frecd in a pid
+ * namespace of its own attaches for every process even for -p alone.)
  *
  * Stacks (--stacks probes): each program has a stack twin that also writes
  * the hit's user stack (probe_progs.bpf.h, stack.bpf.h).

@@ -147,7 +147,7 @@ static bool comp_match(const char *path, const struct comp *c, const struct comp
 static bool path_match(const char *path, const char **id, const char **runtime)
 {
 	const char *cur;
-	struct comp c, p;
+	struct comp c, p = { 0 };
 
 	if (!path)
 		return false;

@@ -12,6 +12,7 @@
 #include "../../bpf/frec.h"
 #include "frecd/cgroupfs.h"
 #include "frecd/hostview.h"
+#include "frecd/log.h"
 
 /* exportfs' type of kernfs handles: an 8-byte id (include/linux/exportfs.h) */
 #define FILEID_KERNFS		0xfe
@@ -306,9 +307,20 @@ int frecd_cgroupfs__open(struct frecd_cgroupfs *fs, const char *want,
 			return ret;
 		fs->ssid = ret;
 	}
-	if (hv)
-		fs->level_offset = fs->mode == FREC_CGROUP_V1 ? hv->v1_cgroup_level_offset
-							      : hv->cgroup_level_offset;
+	if (hv && fs->mode == FREC_CGROUP_V1) {
+		/* the self-probe knows v1 levels only for the ssid it was
+		 * asked about: ask it about this one */
+		struct frecd_hostview v = *hv;
+		char why[256];
+
+		if (v.v1_ssid != fs->ssid && frecd_hostview__probe_v1(&v, fs->ssid, why, sizeof(why)))
+			log_warn("cgroup levels of %s: %s: --cgroup paths are taken as seen from the host",
+				 fs->hierarchy, why);
+		else
+			fs->level_offset = v.v1_cgroup_level_offset;
+	} else if (hv) {
+		fs->level_offset = hv->cgroup_level_offset;
+	}
 	if (fs->mount[0]) {
 		/* not O_PATH: open_by_handle_at() refuses such a mount_fd (EBADF) */
 		fs->mount_fd = open(fs->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -21,9 +21,11 @@
 #include "frecd/cgroupfs.h"
 #include "frecd/check.h"
 #include "frecd/check_prog.h"
+#include "frecd/hostview.h"
 #include "frecd/ksyms.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
+#include "frecd/probe_path.h"
 #include "frecd/recursion.h"
 
 #define UPROBE_COOKIE	0x5eedull
@@ -392,12 +394,12 @@ static bool check_usdt(struct check *c, bool uprobe, bool cookies)
 
 /* frecd's own scheduler programs, as the options configure them. */
 static bool check_programs(struct check *c, const struct frecd_options *o, bool have_btf,
-			   bool *raw_tp)
+			   const struct frecd_hostview *hv, bool *raw_tp)
 {
 	struct frecd_bpf_opts bopts = {
 		.sz = sizeof(bopts),
 		.ring_bytes = o->ring_bytes,
-		.self_tgid = getpid(),
+		.self_tgid = hv->host_tgid,
 		.wakeup = o->wakeup,
 		.attach = o->attach,
 		.btf_path = o->btf_path,
@@ -534,10 +536,44 @@ static void check_cgroups(struct check *c, const struct frecd_options *o)
 	frecd_cgroupfs__close(&fs);
 }
 
+/* frecd seen from the host: informative, frecd runs in any namespaces. */
+static void check_namespaces(struct check *c, struct frecd_hostview *hv)
+{
+	char err[512];
+
+	if (frecd_hostview__probe(hv, err, sizeof(err))) {
+		memset(hv, 0, sizeof(*hv));
+		hv->host_tgid = hv->host_tid = getpid();
+		hv->pidns_host = hv->proc_host = hv->cgroupns_host = true;
+		hv->v1_ssid = -1;
+		why(c, "not known: %s", err);
+		report(c, false, "namespaces");
+		return;
+	}
+	frecd_hostview__describe(hv, c->why, sizeof(c->why));
+	report(c, true, "namespaces");
+}
+
+/* /proc/PID/root/... probe paths resolve in the process's root (probe_path.h). */
+static bool check_openat2(struct check *c)
+{
+	int ret = probe_path__in_root_works();
+
+	if (!ret)
+		why(c, "container probes: openat2 RESOLVE_IN_ROOT: yes");
+	else if (ret == -ENOSYS)
+		why(c, "container probes: openat2 RESOLVE_IN_ROOT: no (Linux 5.6): probes on /proc/PID/root/... paths fail");
+	else
+		why(c, "container probes: openat2 RESOLVE_IN_ROOT: no (%s)", strerror(-ret));
+	report(c, !ret, "containers");
+	return !ret;
+}
+
 int frecd_check__run(const struct frecd_options *o, FILE *out)
 {
 	enum frecd_log_level level = frecd_log__level();
 	struct check c = { .out = out };
+	struct frecd_hostview hv;
 	bool caps, ring, tp_btf, raw_tp, uprobe, cookies, usdt, progs, progs_raw_tp, can;
 	const char *tracefs, *first = NULL;
 	struct btf *btf;
@@ -556,11 +592,13 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 	uprobe = check_uprobe(&c, &cookies);
 	usdt = check_usdt(&c, uprobe, cookies);
 	progs_raw_tp = o->attach == FRECD_ATTACH_RAW_TP;
-	progs = check_programs(&c, o, btf != NULL, &progs_raw_tp);
+	check_namespaces(&c, &hv);
+	progs = check_programs(&c, o, btf != NULL, &hv, &progs_raw_tp);
 	check_triggers(&c, progs, progs_raw_tp);
 	check_recursion(&c);
 	check_kallsyms(&c);
 	check_cgroups(&c, o);
+	check_openat2(&c);
 	frecd_log__set_level(level);
 
 	if (!caps)

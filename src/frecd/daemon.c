@@ -17,6 +17,7 @@
 #include "frecd/clock.h"
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
+#include "frecd/hostview.h"
 #include "frecd/log.h"
 #include "frecd/loader.h"
 #include "frecd/losslog.h"
@@ -440,6 +441,13 @@ static int arm_oncpu(struct frecd_daemon *d, const struct frecd_trigger_set *set
 	return d->oncpu ? 0 : -ENOMEM;
 }
 
+/* Whether frecd's /proc names the host's processes, which the events name:
+ * in a pid namespace of its own it would name others (hostview.h). */
+static bool proc_is_hosts(const struct frecd_daemon_opts *o)
+{
+	return !o->hv || o->hv->proc_host;
+}
+
 static int setup(struct frecd_daemon *d)
 {
 	struct itimerspec its = {
@@ -473,9 +481,11 @@ static int setup(struct frecd_daemon *d)
 			return ret;
 	}
 	/* First: it seeds the names and command lines of what runs. */
-	d->procinfo = frecd_procinfo__new();
-	if (!d->procinfo)
-		return -errno;
+	if (proc_is_hosts(d->opts)) {
+		d->procinfo = frecd_procinfo__new();
+		if (!d->procinfo)
+			return -errno;
+	}
 	d->rings = frecd_rings__new(d->opts->ring_fds, d->opts->nrings, d->opts->ring_bytes_each);
 	if (!d->rings)
 		return -errno;
@@ -505,7 +515,7 @@ static int setup(struct frecd_daemon *d)
 	if ((ret = add_fd(d, d->tfd, EPOLLIN, TAG_TIMER)) ||
 	    (ret = add_fd(d, d->sfd, EPOLLIN, TAG_SIGNAL)) ||
 	    (ret = add_fd(d, frecd_snapshots__fd(d->snaps), EPOLLIN, TAG_WRITER)) ||
-	    (ret = add_fd(d, frecd_procinfo__fd(d->procinfo), EPOLLIN, TAG_PROC)))
+	    (d->procinfo && (ret = add_fd(d, frecd_procinfo__fd(d->procinfo), EPOLLIN, TAG_PROC))))
 		return ret;
 	/* The control socket, and READY=1: from here on requests are served. */
 	return frecd_service__start(d->opts->svc, d, d->epfd);

@@ -46,6 +46,8 @@ struct frecd_trigger_set;
 /* A wait between drains longer than this is counted as slow in frec status. */
 #define FRECD_SLOW_GAP_MS	100
 
+struct frecd_hostview;
+
 struct frecd_daemon_opts {
 	size_t sz;
 	struct frec_recorder *rec;
@@ -66,6 +68,9 @@ struct frecd_daemon_opts {
 	/* --stacks: told of every exec and new process (a new image of its
 	 * user frames); NULL: none */
 	struct frecd_symbolizer *symbolizer;
+	/* frecd seen from the host; NULL: as if on the host. Its /proc is
+	 * read only when it shows host ids (proc_host). */
+	const struct frecd_hostview *hv;
 };
 
 /* The signals the loop handles; block them (in every thread) before any

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -15,23 +16,24 @@
 
 struct elf_file {
 	int fd;
+	bool owns_fd;		/* opened here, closed with ef */
 	Elf *elf;
 	GElf_Ehdr ehdr;
 };
 
-struct elf_file *elf_file__open(const char *path)
+/* Read the ELF file open at fd; ef->fd is closed at the end iff owns_fd. */
+static struct elf_file *open_fd(int fd, bool owns_fd)
 {
 	struct elf_file *ef;
 	int err;
 
 	ef = calloc(1, sizeof(*ef));
-	if (!ef)
-		return NULL;
-	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ef->fd < 0) {
+	if (!ef) {
 		err = errno;
-		goto err_free;
+		goto err_fd;
 	}
+	ef->fd = fd;
+	ef->owns_fd = owns_fd;
 	/* elf_version() must be called once before any other libelf call;
 	 * calling it again is harmless. */
 	elf_version(EV_CURRENT);
@@ -49,11 +51,24 @@ struct elf_file *elf_file__open(const char *path)
 err_close:
 	if (ef->elf)
 		elf_end(ef->elf);
-	close(ef->fd);
-err_free:
 	free(ef);
+err_fd:
+	if (owns_fd)
+		close(fd);
 	errno = err;
 	return NULL;
+}
+
+struct elf_file *elf_file__open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? NULL : open_fd(fd, true);
+}
+
+struct elf_file *elf_file__open_fd(int fd)
+{
+	return open_fd(fd, false);
 }
 
 void elf_file__close(struct elf_file *ef)
@@ -61,7 +76,8 @@ void elf_file__close(struct elf_file *ef)
 	if (!ef)
 		return;
 	elf_end(ef->elf);
-	close(ef->fd);
+	if (ef->owns_fd)
+		close(ef->fd);
 	free(ef);
 }
 

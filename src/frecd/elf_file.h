@@ -21,6 +21,9 @@ struct elf_file;
  * errors), ENOEXEC when it is not an ELF file, EINVAL when it is an ELF file
  * but not an executable or shared object (e.g. a .o or a core file). */
 struct elf_file *elf_file__open(const char *path);
+/* The same from a file already open for reading (a probe's file, opened
+ * once: probe_path.h); fd is read with pread and mmap, never closed. */
+struct elf_file *elf_file__open_fd(int fd);
 void elf_file__close(struct elf_file *ef);
 
 /* The libelf handle, for readers of more than this file offers

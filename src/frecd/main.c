@@ -17,6 +17,7 @@
 #include "frecd/check.h"
 #include "frecd/config.h"
 #include "frecd/daemon.h"
+#include "frecd/hostview.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/options.h"
@@ -33,6 +34,7 @@
 static struct frecd_options opts;
 static struct frecd_config *cfg;	/* owns the strings of opts from the file */
 static struct frecd_trigger_set *triggers;	/* --trigger, as running */
+static struct frecd_hostview hv;	/* frecd seen from the host */
 
 /*
  * A SIGTERM or SIGINT that arrived during start-up (blocked, so still
@@ -67,6 +69,74 @@ static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_
 		   frecd_stacks__config_flags(opts.stacks);
 }
 
+/*
+ * Who frecd is on the host (hostview.h), and one warning per limit that its
+ * own namespaces set. Where BPF cannot be loaded at all the guesses of the
+ * host stand: the preflight then says why.
+ */
+static void probe_hostview(void)
+{
+	char err[512], line[256];
+
+	if (frecd_hostview__probe(&hv, err, sizeof(err))) {
+		log_debug("self-probe: %s", err);
+		memset(&hv, 0, sizeof(hv));
+		hv.host_tgid = hv.host_tid = getpid();
+		hv.pidns_host = hv.proc_host = hv.cgroupns_host = true;
+		hv.v1_ssid = -1;
+		return;
+	}
+	log_debug("self-probe: host pid %u (tid %u), cgroup id %llu at level %u (offset %d)",
+		  hv.host_tgid, hv.host_tid, (unsigned long long)hv.cgroup_id, hv.cgroup_level,
+		  hv.cgroup_level_offset);
+	if (hv.pidns_host && hv.proc_host && hv.cgroupns_host)
+		return;
+	if (!frecd_hostview__describe(&hv, line, sizeof(line)))
+		log_info("namespaces: %s", line);
+	if (!hv.proc_host)
+		log_warn("frecd runs in its own pid namespace (host pid %u): /proc shows that namespace only: threads are named from events, command lines are not recorded",
+			 hv.host_tgid);
+	else if (!hv.pidns_host)
+		log_warn("frecd runs in its own pid namespace (host pid %u): -p and trigger pid= take host process ids",
+			 hv.host_tgid);
+	if (!hv.cgroupns_host)
+		log_warn("frecd runs in its own cgroup namespace: cgroups outside its view are recorded by id only");
+}
+
+/* Names only, from /proc, when it shows the host's threads. */
+static void seed_names(struct frec_recorder *rec)
+{
+	int ret;
+
+	if (!hv.proc_host) {
+		log_debug("not naming threads from /proc: it is another pid namespace's");
+		return;
+	}
+	ret = frecd_proc__seed_names(rec);
+	if (ret < 0)
+		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
+			 strerror(-ret));
+	else
+		log_debug("named %d threads from /proc", ret);
+}
+
+/* Probes attach per -p process where frecd's pids are the host's, which
+ * perf_event_open takes; otherwise for every process, filtered in BPF. */
+static bool probes_pids_in_bpf(size_t ntgids)
+{
+	return ntgids && !hv.pidns_host && !opts.debug_probes_only;
+}
+
+/* "N" or "N (host M)": frecd's pid as its own namespace and the host see it. */
+static const char *pid_text(char *buf, size_t len)
+{
+	if (hv.host_tgid == (__u32)getpid())
+		snprintf(buf, len, "%d", (int)getpid());
+	else
+		snprintf(buf, len, "%d (host %u)", (int)getpid(), hv.host_tgid);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	static __u32 tgids[FRECD_MAX_PIDS];
@@ -80,7 +150,7 @@ int main(int argc, char **argv)
 	struct frecd_outdir *outdir = NULL;
 	struct frecd_service *svc = NULL;
 	struct frecd_symbolizer *sym = NULL;
-	char err[512], sz1[32], sz2[32], sz3[32], where[512];
+	char err[512], sz1[32], sz2[32], sz3[32], where[512], pidbuf[48];
 	__u64 ring_each = 0;
 	size_t ntgids = 0, i, n;
 	int ret, status = 1;
@@ -116,12 +186,23 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* Usage errors first, all of them before anything is loaded. */
+	/* Usage errors first, all of them before anything is loaded (but the
+	 * self-probe: whether -p's pids can be checked depends on it). */
+	probe_hostview();
+	if (frecd_pids__resolve_host(&hv, opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
+				     sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	probes = frec_probes__new();
 	if (!probes) {
 		log_error("cannot set up probes: %s", strerror(errno));
 		goto out;
 	}
+	/* Library names as the -p processes map them, where /proc shows them. */
+	if (hv.proc_host)
+		frec_probes__set_pids(probes, tgids, ntgids);
 	for (i = 0; i < opts.nprobes; i++)
 		if (frec_probes__add_spec(probes, opts.probes[i], err, sizeof(err))) {
 			fprintf(stderr, "frecd: %s%s\n",
@@ -129,7 +210,7 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
-	if (frecd_cgroup_state__start(&opts, NULL, err, sizeof(err))) {
+	if (frecd_cgroup_state__start(&opts, &hv, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		status = EXIT_USAGE;
 		goto out;
@@ -162,15 +243,9 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (frecd_pids__resolve(opts.pids, opts.npids, cfg, "-p", tgids, &ntgids, err,
-				sizeof(err))) {
-		fprintf(stderr, "frecd: %s\n", err);
-		status = EXIT_USAGE;
-		goto out;
-	}
 
 	bopts.ring_bytes = opts.ring_bytes;
-	bopts.self_tgid = getpid();
+	bopts.self_tgid = hv.host_tgid;
 	bopts.pids = tgids;
 	bopts.npids = ntgids;
 	if (opts.debug_probes_only) {
@@ -236,12 +311,7 @@ int main(int argc, char **argv)
 	 * programs are attached, the loop drains from its first moment, and
 	 * its /proc reader (procinfo.h) names what was born in between and
 	 * reads the command lines. */
-	ret = frecd_proc__seed_names(rec);
-	if (ret < 0)
-		log_warn("cannot read /proc (%s): threads that predate frecd stay unnamed",
-			 strerror(-ret));
-	else
-		log_debug("named %d threads from /proc", ret);
+	seed_names(rec);
 	frecd_cgroup_state__log();
 	frecd_cgroup_state__start_namer(rec);
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
@@ -263,7 +333,7 @@ int main(int argc, char **argv)
 			.counters_fd = frecd_bpf__counters_fd(bpf),
 			.pids = tgids,
 			.npids = ntgids,
-			.self_pid = getpid(),
+			.self_pid = hv.host_tgid,
 			.nargs = opts.probe_args,
 			.verbose = opts.verbose,
 			.triggers = triggers->bpf,
@@ -272,6 +342,9 @@ int main(int argc, char **argv)
 			.trigger_state_fd = triggers->n ? frecd_bpf__trigger_state_fd(bpf) : -1,
 			.stack_probes = opts.stacks & FRECD_STACKS_PROBES,
 			.stack_depth = opts.stack_depth,
+			.attach_delay_ms = opts.debug_attach_delay_ms,
+			.pid_filter_fd = bpf ? frecd_bpf__pid_filter_fd(bpf) : -1,
+			.pids_in_bpf = probes_pids_in_bpf(ntgids),
 		};
 
 		frecd_cgroup_state__probe_opts(&popts, bpf);
@@ -322,6 +395,7 @@ int main(int argc, char **argv)
 	dopts.ring_bytes = opts.ring_bytes;
 	dopts.debug_stall_ns = opts.debug_stall_ms * 1000000ull;
 	dopts.debug_writer_delay_ns = opts.debug_writer_delay_ms * 1000000ull;
+	dopts.hv = &hv;
 	fill_config(&dopts.config, tgids, ntgids, frecd_bpf__raw_tp(bpf));
 	{
 		struct frecd_service_opts sopts = {
@@ -354,8 +428,8 @@ int main(int argc, char **argv)
 			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ?
 			 triggers->specs[i].spec : "",
 			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ? ")" : "");
-	log_info("ready: pid %d, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
-		 (int)getpid(), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
+	log_info("ready: pid %s, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
+		 pid_text(pidbuf, sizeof(pidbuf)), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
 		 frec_probes__count(probes), opts.window_ns / 1e9,
 		 frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)),
 		 (unsigned long long)(opts.period_ns / 1000000),

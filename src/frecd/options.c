@@ -47,6 +47,7 @@ enum {
 	OPT_SOCKET,
 	OPT_DEBUG_STALL_MS,
 	OPT_DEBUG_WRITER_DELAY_MS,
+	OPT_DEBUG_ATTACH_DELAY_MS,
 	OPT_DEBUG_PROBES_ONLY,
 	OPT_TRIGGER,
 	OPT_ON_SNAPSHOT,
@@ -84,6 +85,7 @@ static const struct option long_options[] = {
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "debug-stall-ms", required_argument, NULL, OPT_DEBUG_STALL_MS },
 	{ "debug-writer-delay-ms", required_argument, NULL, OPT_DEBUG_WRITER_DELAY_MS },
+	{ "debug-attach-delay-ms", required_argument, NULL, OPT_DEBUG_ATTACH_DELAY_MS },
 	{ "debug-probes-only", no_argument, NULL, OPT_DEBUG_PROBES_ONLY },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
@@ -576,6 +578,13 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 					   arg, MAX_WRITER_DELAY_MS);
 		o->debug_writer_delay_ms = v;
 		return 0;
+	case OPT_DEBUG_ATTACH_DELAY_MS:
+		if (parse_uint(arg, MAX_WRITER_DELAY_MS, &v) || v == 0)
+			return usage_error(err, errlen,
+					   "--debug-attach-delay-ms '%s': use a number of milliseconds from 1 to %d",
+					   arg, MAX_WRITER_DELAY_MS);
+		o->debug_attach_delay_ms = v;
+		return 0;
 	case OPT_DEBUG_PROBES_ONLY:
 		o->debug_probes_only = true;
 		return 0;
@@ -716,6 +725,7 @@ int frecd_options__set(struct frecd_options *o, const char *key, const char *val
 	case OPT_VERSION:
 	case OPT_DEBUG_STALL_MS:
 	case OPT_DEBUG_WRITER_DELAY_MS:
+	case OPT_DEBUG_ATTACH_DELAY_MS:
 	case OPT_DEBUG_PROBES_ONLY:
 	case 'h':
 		return usage_error(err, errlen,
@@ -760,7 +770,8 @@ void frecd_options__usage(FILE *out)
 "  -p, --pid PID        record only events that concern this process and its\n"
 "                       threads, also those it starts later; not the processes\n"
 "                       it forks (their fork is recorded), nor a process that\n"
-"                       replaces it under a new pid; repeatable\n"
+"                       replaces it under a new pid; repeatable. A host pid,\n"
+"                       also when frecd runs in a container\n"
 "      --cgroup PATH    record only events that concern threads in this cgroup\n"
 "                       or below it (the path /proc/PID/cgroup shows, or one\n"
 "                       under the cgroup mount); with -p, the events of either;\n"
@@ -770,7 +781,8 @@ void frecd_options__usage(FILE *out)
 "                       controller's (e.g. pids), or none (default auto)\n"
 "      --probe SPEC     also record a user function or USDT probe; repeatable:\n"
 "                       uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
-"                       func:PATH:FUNC (entry and return), usdt:PATH:PROV:NAME\n"
+"                       func:PATH:FUNC (entry and return), usdt:PATH:PROV:NAME;\n"
+"                       a file in a container is /proc/PID/root/PATH\n"
 "      --probe-args N   integer arguments recorded per entry (0-6, default 3)\n"
 "      --trigger SPEC   take a snapshot by itself when a condition holds;\n"
 "                       repeatable (at most 32), see TRIGGERS\n"
@@ -813,6 +825,8 @@ void frecd_options__usage(FILE *out)
 "      --debug-writer-delay-ms MS  the snapshot writer waits MS ms before it\n"
 "                       writes each file (the window is pinned, recording goes\n"
 "                       on), so that requests arrive while one is written\n"
+"      --debug-attach-delay-ms MS  frecd waits MS ms between validating the\n"
+"                       --probe files and attaching them\n"
 "      --debug-probes-only  the scheduler programs record nothing (their pid\n"
 "                       filter matches no process): only --probe records use\n"
 "                       the ring, so that their drops can be counted exactly\n"

@@ -69,6 +69,7 @@ struct frecd_options {
 	bool check;			/* --check: report what works here, exit */
 	__u32 debug_stall_ms;		/* --debug-stall-ms: SIGUSR2 stalls the drain */
 	__u32 debug_writer_delay_ms;	/* --debug-writer-delay-ms: each snapshot waits */
+	__u32 debug_attach_delay_ms;	/* --debug-attach-delay-ms: before attaching probes */
 	bool debug_probes_only;		/* --debug-probes-only: sched programs record nothing */
 	bool dry_run;
 	int verbose;

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <frec/snapshot.h>
 #include "frecd/config.h"
+#include "frecd/hostview.h"
+#include "frecd/log.h"
 #include "frecd/pids.h"
 #include "frecd/proc.h"
 
@@ -31,6 +33,27 @@ int frecd_pids__resolve(const __u32 *pids, size_t npids, const struct frecd_conf
 			;
 		if (j == n)
 			tgids[n++] = tgid;
+	}
+	*ntgids = n;
+	return 0;
+}
+
+int frecd_pids__resolve_host(const struct frecd_hostview *hv, const __u32 *pids, size_t npids,
+			     const struct frecd_config *cfg, const char *cli, __u32 *tgids,
+			     size_t *ntgids, char *err, size_t errlen)
+{
+	size_t i, j, n = 0;
+
+	if (!hv || hv->proc_host)
+		return frecd_pids__resolve(pids, npids, cfg, cli, tgids, ntgids, err, errlen);
+	for (i = 0; i < npids; i++) {
+		for (j = 0; j < n && tgids[j] != pids[i]; j++)
+			;
+		if (j < n)
+			continue;
+		log_warn("%s %u: frecd's /proc shows its own pid namespace: %u is taken as a host process id, unchecked",
+			 cli, pids[i], pids[i]);
+		tgids[n++] = pids[i];
 	}
 	*ntgids = n;
 	return 0;

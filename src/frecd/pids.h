@@ -25,6 +25,17 @@ struct frec_config_summary;
 int frecd_pids__resolve(const __u32 *pids, size_t npids, const struct frecd_config *cfg,
 			const char *cli, __u32 *tgids, size_t *ntgids, char *err, size_t errlen);
 
+/*
+ * frecd_pids__resolve() as frecd's namespaces allow (hostview.h; hv NULL: on
+ * the host). When frecd's /proc is not the host's, its pid N is not the
+ * events' N: each pid is then taken as a host tgid, unchecked, with one
+ * warning line per pid.
+ */
+struct frecd_hostview;
+int frecd_pids__resolve_host(const struct frecd_hostview *hv, const __u32 *pids, size_t npids,
+			     const struct frecd_config *cfg, const char *cli, __u32 *tgids,
+			     size_t *ntgids, char *err, size_t errlen);
+
 /* Whether a and b hold the same tgids, in any order (each once). */
 bool frecd_pids__same(const __u32 *a, size_t na, const __u32 *b, size_t nb);
 

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -53,9 +56,29 @@ static void attach_error(const struct probe_entry *e, int pid, int err, char *bu
 	else if (err == ENOENT)
 		snprintf(buf, len, "probe '%s': %s is gone since frecd checked it: check the path",
 			 e->name, e->path);
+	else if (err == ESTALE)
+		snprintf(buf, len, "probe '%s': %s: the file frecd validated is no longer the one it holds open: restart frecd",
+			 e->name, e->path);
 	else
 		snprintf(buf, len, "probe '%s': attaching to %s:%s%s: %s: run frecd -v for libbpf's "
 			 "details", e->name, e->path, e->func, where, strerror(err));
+}
+
+/*
+ * The kernel resolves a uprobe's path when the link is made, and libbpf's
+ * USDT attach opens it again: both are given /proc/self/fd/N, the file
+ * validated, whatever its name points to by now. The magic link must still
+ * show that (dev, ino): ESTALE otherwise.
+ */
+static const char *attach_path(const struct probe_entry *e)
+{
+	struct stat st;
+
+	if (stat(e->attach_path, &st) || st.st_dev != e->dev || st.st_ino != e->ino) {
+		errno = ESTALE;
+		return NULL;
+	}
+	return e->attach_path;
 }
 
 static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_entry *e,
@@ -65,20 +88,24 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 	LIBBPF_OPTS(bpf_usdt_opts, sopts, .usdt_cookie = id);
 	/* the stack twins when they were loaded (--stacks probes) */
 	bool stk = skel->rodata->stack_probes;
+	const char *path = attach_path(e);
+
+	if (!path)
+		return NULL;
 
 	switch (e->kind) {
 	case FREC_PROBE_UPROBE:
 		return bpf_program__attach_uprobe_opts(stk ? skel->progs.frec_stk_uprobe :
-						       skel->progs.frec_uprobe, pid, e->path,
+						       skel->progs.frec_uprobe, pid, path,
 						       e->file_off, &uopts);
 	case FREC_PROBE_URETPROBE:
 		uopts.retprobe = true;
 		return bpf_program__attach_uprobe_opts(stk ? skel->progs.frec_stk_uretprobe :
-						       skel->progs.frec_uretprobe, pid, e->path,
+						       skel->progs.frec_uretprobe, pid, path,
 						       e->file_off, &uopts);
 	case FREC_PROBE_USDT:
 		return bpf_program__attach_usdt(stk ? skel->progs.frec_stk_usdt : skel->progs.frec_usdt,
-						pid, e->path, e->provider, e->usdt_name, &sopts);
+						pid, path, e->provider, e->usdt_name, &sopts);
 	}
 	errno = EINVAL;
 	return NULL;
@@ -169,11 +196,66 @@ static void warn_library(const struct probe_entry *e)
 			 base, e->name);
 }
 
+/* What is attached later is this file, whatever its name points to then. */
+static void log_validated(const struct frec_probes *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct probe_entry *e = &p->ents[i];
+
+		log_info("probe %zu: validated %s (dev %u:%u, inode %llu, build-id %s)", i + 1,
+			 e->path, major(e->dev), minor(e->dev), (unsigned long long)e->ino,
+			 e->build_id[0] ? e->build_id : "none");
+	}
+}
+
+/* --debug-attach-delay-ms: a window between validating and attaching, for tests. */
+static void attach_delay(__u32 ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	if (!ms)
+		return;
+	log_warn("--debug-attach-delay-ms: waiting %u ms before attaching the probes (a test option)",
+		 ms);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The filters in BPF rather than per-pid attaches: with --cgroup, or -p
+ * from a pid namespace of frecd's own (pids_in_bpf). The probes then
+ * attach for every process (*npids 0) and keep the hits that frecd's
+ * "pid_filter" and "cgroup_filter" maps keep. 0 or -errno with err.
+ */
+static int filter_in_bpf(struct probe_bpf *skel, const struct frec_probes_attach_opts *o,
+			 size_t *npids, char *err, size_t errlen)
+{
+	bool pids = *npids && (o->pids_in_bpf || o->filter_cgroups);
+	int ret = 0;
+
+	if (!pids && !o->filter_cgroups)
+		return 0;
+	if (pids)
+		ret = bpf_map__reuse_fd(skel->maps.pid_filter, o->pid_filter_fd);
+	if (!ret && o->filter_cgroups)
+		ret = bpf_map__reuse_fd(skel->maps.cgroup_filter, o->cgroup_filter_fd);
+	if (ret) {
+		snprintf(err, errlen, "sharing frecd's filters with the probes: %s", strerror(-ret));
+		return ret;
+	}
+	skel->rodata->filter_pids = pids;
+	skel->rodata->filter_cgroups = o->filter_cgroups;
+	*npids = 0;
+	return 0;
+}
+
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen)
 {
 	struct frec_probes_attach_opts o = { .rings_fd = -1, .counters_fd = -1, .triggers_fd = -1,
-					     .trigger_state_fd = -1 };
+					     .trigger_state_fd = -1, .pid_filter_fd = -1 };
 	struct frec_probe_trig *pt = NULL;
 	struct probe_bpf *skel = NULL;
 	size_t i, j, npids, nlinks = 0;
@@ -196,8 +278,6 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		return -EINVAL;
 	}
 	npids = o.npids && o.pids ? o.npids : 0;
-	if (o.filter_cgroups)
-		npids = 0;	/* every process: the programs filter (probe.bpf.c) */
 	kinds = frecd_bpf_triggers__kinds(o.triggers, o.ntriggers) & PROBE_TRIG_KINDS;
 	if (kinds && (o.triggers_fd < 0 || o.trigger_state_fd < 0)) {
 		snprintf(err, errlen, "probe triggers need frecd's trigger maps");
@@ -249,20 +329,12 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		snprintf(err, errlen, "sharing frecd's counters with the probes: %s", strerror(-ret));
 		goto err_out;
 	}
+	if ((ret = filter_in_bpf(skel, &o, &npids, err, errlen)))
+		goto err_out;
 	skel->rodata->trig_kinds = kinds;
 	skel->rodata->trig_cgroups = kinds && frecd_bpf_triggers__cgroups(o.triggers, o.ntriggers);
 	skel->rodata->cgroup_mode = o.cgroup_mode;
 	skel->rodata->cgroup_v1_ssid = o.cgroup_v1_ssid;
-	if (o.filter_cgroups) {
-		skel->rodata->filter_pids = o.npids > 0;
-		skel->rodata->filter_cgroups = true;
-		if ((ret = bpf_map__reuse_fd(skel->maps.pid_filter, o.pid_filter_fd)) ||
-		    (ret = bpf_map__reuse_fd(skel->maps.cgroup_filter, o.cgroup_filter_fd))) {
-			snprintf(err, errlen, "sharing frecd's filters with the probes: %s",
-				 strerror(-ret));
-			goto err_out;
-		}
-	}
 	if (kinds) {
 		/* frecd's table and state: the scheduler's and the probes'
 		 * firings share one cooldown per trigger */
@@ -299,6 +371,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		snprintf(err, errlen, "attaching probes: out of memory");
 		goto err_out;
 	}
+	log_validated(p);
+	attach_delay(o.attach_delay_ms);
 	for (i = 0; i < p->n; i++) {
 		if (o.filter_cgroups)
 			warn_library(&p->ents[i]);

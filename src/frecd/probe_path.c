@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "frecd/log.h"
 #include "frecd/probe_path.h"
+#include "frecd/proc_maps.h"
 
 #define LD_CACHE_FILE "/etc/ld.so.cache"
 
@@ -274,4 +278,264 @@ int probe_path__resolve(const char *name, char *out, size_t len)
 			return ret;
 	}
 	return find_library(name, out, len);
+}
+
+/* --- opening a probe's file once ------------------------------------------ */
+
+#ifndef SYS_openat2
+#define SYS_openat2		437	/* the same number on every architecture */
+#endif
+#define FREC_RESOLVE_NO_MAGICLINKS	0x02
+#define FREC_RESOLVE_IN_ROOT		0x10
+
+/* linux/openat2.h's struct open_how, which older headers lack. */
+struct frec_open_how {
+	__u64 flags;
+	__u64 mode;
+	__u64 resolve;
+};
+
+int probe_path__openat_in_root(int rootfd, const char *path)
+{
+	struct frec_open_how how = {
+		/* O_NONBLOCK: a FIFO in the way must not hang the open */
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = FREC_RESOLVE_IN_ROOT | FREC_RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int probe_path__in_root_works(void)
+{
+	int rootfd, fd;
+
+	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	fd = probe_path__openat_in_root(rootfd, "/");
+	close(rootfd);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+bool probe_path__in_proc_root(const char *name, __u32 *pid)
+{
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, "/proc/", 6) || name[6] < '1' || name[6] > '9')
+		return false;
+	errno = 0;
+	v = strtoul(name + 6, &end, 10);
+	if (errno || v > UINT32_MAX || strncmp(end, "/root", 5) || (end[5] && end[5] != '/'))
+		return false;
+	*pid = v;
+	return true;
+}
+
+/* The start time of process pid (field 22 of /proc/PID/stat), or -ESRCH. */
+static int start_time(__u32 pid, unsigned long long *t)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* the comm may hold spaces and parentheses: fields count from the last ')' */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", t) != 1)
+		return -ESRCH;
+	return 0;
+}
+
+/* fd must be a regular file: its identity into out. 0 or -errno (fd closed). */
+static int take_file(int fd, struct probe_file *out)
+{
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	out->fd = fd;
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	return 0;
+}
+
+/* REST inside the root of process pid; out->path is name as given. */
+static int open_in_root(const char *name, __u32 pid, const char *rest, struct probe_file *out)
+{
+	unsigned long long t0, t1;
+	char root[64];
+	int rootfd, fd, ret;
+
+	if (copy_path(out->path, sizeof(out->path), name))
+		return -ENAMETOOLONG;
+	if (start_time(pid, &t0))
+		return -ESRCH;
+	snprintf(root, sizeof(root), "/proc/%u/root", pid);
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	fd = probe_path__openat_in_root(rootfd, *rest ? rest : "/");
+	close(rootfd);
+	if (fd < 0)
+		return fd;
+	/* The same process after the open: its pid was not reused meanwhile. */
+	if (start_time(pid, &t1) || t1 != t0) {
+		close(fd);
+		return -ESRCH;
+	}
+	ret = take_file(fd, out);
+	if (!ret)
+		out->pid = pid;
+	return ret;
+}
+
+/* A library's first executable mapping in a process. */
+struct lib_map {
+	const char *name;
+	__u64 start, end;
+	char path[PATH_MAX];
+};
+
+static int lib_map_fn(const struct frecd_map *m, void *ctx)
+{
+	struct lib_map *lm = ctx;
+	char path[PATH_MAX];
+	const char *base;
+
+	if (m->path_len >= sizeof(path))
+		return 0;
+	memcpy(path, m->path, m->path_len);
+	path[m->path_len] = '\0';
+	base = strrchr(path, '/');
+	if (!base || !lib_matches(base + 1, lm->name))
+		return 0;
+	lm->start = m->start;
+	lm->end = m->end;
+	memcpy(lm->path, path, m->path_len + 1);
+	return 1;
+}
+
+/* The file of lm's mapping in process pid, even if deleted or in another
+ * mount namespace: its map_files entry. An fd or -errno. */
+static int open_mapping(__u32 pid, const struct lib_map *lm)
+{
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)lm->start, (unsigned long long)lm->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Library name as the -p processes map it: the first one's mapping, shown
+ * as /proc/PID/root + its path. A later pid that maps another file is
+ * warned about: that process is not probed. -ENOENT when the first maps no
+ * such library.
+ */
+static int lib_in_maps(const char *name, const __u32 *pids, size_t npids, struct probe_file *out)
+{
+	struct lib_map lm = { .name = name };
+	struct probe_file other;
+	size_t i;
+	int fd, ret;
+
+	ret = frecd_maps__read(pids[0], lib_map_fn, &lm);
+	if (ret != 1)
+		return ret < 0 && ret != -ENOENT ? ret : -ENOENT;
+	fd = open_mapping(pids[0], &lm);
+	if (fd < 0)
+		return fd;
+	ret = take_file(fd, out);
+	if (ret)
+		return ret;
+	out->pid = pids[0];
+	if (snprintf(out->path, sizeof(out->path), "/proc/%u/root%s", pids[0], lm.path) >=
+	    (int)sizeof(out->path)) {
+		close(out->fd);
+		out->fd = -1;
+		return -ENAMETOOLONG;
+	}
+	for (i = 1; i < npids; i++) {
+		lm.path[0] = '\0';
+		if (frecd_maps__read(pids[i], lib_map_fn, &lm) != 1)
+			continue;
+		fd = open_mapping(pids[i], &lm);
+		if (fd < 0 || take_file(fd, &other))
+			continue;
+		if (other.dev != out->dev || other.ino != out->ino)
+			log_warn("probe on '%s': pid %u maps another %s: not probed there; add --probe /proc/%u/root%s",
+				 name, pids[i], strrchr(lm.path, '/') + 1, pids[i], lm.path);
+		close(other.fd);
+	}
+	return 0;
+}
+
+/* A library name rather than a path or a program on PATH. */
+static bool is_library_name(const char *name)
+{
+	return !strchr(name, '/') && (!strncmp(name, "lib", 3) || strstr(name, ".so"));
+}
+
+int probe_path__open(const char *name, const __u32 *pids, size_t npids, struct probe_file *out)
+{
+	char path[PATH_MAX], self[64];
+	__u32 pid;
+	ssize_t n;
+	int fd, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	if (probe_path__in_proc_root(name, &pid))
+		return open_in_root(name, pid, strchr(name + 6, '/') + 5, out);
+	if (npids && is_library_name(name))
+		return lib_in_maps(name, pids, npids, out);
+	if (strchr(name, '/')) {
+		ret = copy_path(path, sizeof(path), name);
+	} else {
+		ret = probe_path__resolve(name, path, sizeof(path));
+	}
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	ret = take_file(fd, out);
+	if (ret)
+		return ret;
+	/* The name of the file opened, not of what the path names by now. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", out->fd);
+	n = readlink(self, out->path, sizeof(out->path) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(out->path) - 1) {
+		if (!realpath(path, out->path))
+			copy_path(out->path, sizeof(out->path), path);
+	} else {
+		out->path[n] = '\0';
+	}
+	return 0;
 }

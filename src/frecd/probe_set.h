@@ -8,7 +8,9 @@
 #ifndef FREC_PROBE_SET_H
 #define FREC_PROBE_SET_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "frecd/probes.h"
 
 /* Hex of a GNU build-id; they are 20 bytes in practice, up to 64 here. */
@@ -20,7 +22,7 @@
 /* One probe id: what the table shows plus what attaching needs. */
 struct probe_entry {
 	char *name;		/* the spec as written */
-	char *path;		/* resolved, canonical */
+	char *path;		/* for the table: canonical, or /proc/PID/root/... as given */
 	char *func;		/* FUNC, "0xADDR" or "provider:name" */
 	char *provider;		/* usdt */
 	char *usdt_name;	/* usdt */
@@ -29,6 +31,14 @@ struct probe_entry {
 	__u64 offset;		/* within func, as the user wrote it */
 	__u64 file_off;		/* uprobe/uretprobe: where in the file to attach */
 	__u32 usdt_nargs;	/* arguments the note describes */
+	/* The file validated, open since (probe_path.h): attached through
+	 * attach_path, /proc/self/fd/N, once it still shows (dev, ino). The
+	 * entries of one file share one fd, which the first of them owns. */
+	int fd;
+	bool owns_fd;
+	dev_t dev;
+	ino_t ino;
+	char attach_path[32];
 };
 
 struct probe_bpf;
@@ -39,6 +49,9 @@ struct frec_probes {
 	struct frec_probe_info *infos;	/* the table, parallel to ents */
 	size_t n, cap;
 	__u32 nargs;			/* recorded at uprobe entry */
+
+	const __u32 *pids;		/* -p, for library names; NULL: the host's */
+	size_t npids;
 
 	struct probe_bpf *skel;		/* NULL while not attached */
 	struct bpf_link **links;

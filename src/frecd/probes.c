@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "frecd/elf_file.h"
 #include "frecd/log.h"
@@ -36,6 +37,9 @@ struct frec_probes *frec_probes__new(void)
 
 static void entry_free(struct probe_entry *e)
 {
+	if (e->owns_fd)
+		close(e->fd);
+	e->owns_fd = false;
 	free(e->name);
 	free(e->path);
 	free(e->func);
@@ -55,6 +59,12 @@ void frec_probes__free(struct frec_probes *p)
 	free(p->ents);
 	free(p->infos);
 	free(p);
+}
+
+void frec_probes__set_pids(struct frec_probes *p, const __u32 *pids, size_t npids)
+{
+	p->pids = npids ? pids : NULL;
+	p->npids = npids;
 }
 
 size_t frec_probes__count(const struct frec_probes *p)
@@ -122,7 +132,8 @@ const struct frec_probe_info *frec_probes__table(const struct frec_probes *p, si
 
 /* What a spec resolved to, before it becomes one or two entries. */
 struct resolved {
-	char path[PATH_MAX];
+	struct probe_file file;		/* file.fd -1 once an entry owns it */
+	char path[PATH_MAX];		/* file.path */
 	char func[256];
 	char build_id[PROBE_BUILD_ID_LEN];
 	__u64 offset;
@@ -130,15 +141,51 @@ struct resolved {
 	__u32 usdt_nargs;
 };
 
-static int resolve_path(const char *spec, const struct probe_spec *ps, struct resolved *r,
-			char *err, size_t errlen)
+/* The errors of a /proc/PID/root/... path. */
+static void in_root_error(const char *spec, const char *path, int ret, char *err, size_t errlen)
 {
-	int ret = probe_path__resolve(ps->path, r->path, sizeof(r->path));
+	__u32 pid = 0;
+	const char *rest;
 
-	if (!ret)
+	probe_path__in_proc_root(path, &pid);
+	rest = strchr(path + 6, '/') + 5;
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "probe '%s': %s does not exist in pid %u's root", spec,
+			 *rest ? rest : "/", pid);
+	else if (ret == -ESRCH)
+		snprintf(err, errlen, "probe '%s': no process %u (or it exited while %s was opened): check the pid",
+			 spec, pid, path);
+	else if (ret == -ENOSYS)
+		snprintf(err, errlen, "probe '%s': %s: opening a file in a process's root needs openat2 (Linux 5.6)",
+			 spec, path);
+	else
+		snprintf(err, errlen, "probe '%s': %s: %s: check the path and its permissions", spec,
+			 path, strerror(-ret));
+}
+
+static int resolve_path(const struct frec_probes *p, const char *spec,
+			const struct probe_spec *ps, struct resolved *r, char *err, size_t errlen)
+{
+	__u32 pid;
+	int ret = probe_path__open(ps->path, p->pids, p->npids, &r->file);
+
+	if (!ret) {
+		memcpy(r->path, r->file.path, sizeof(r->path));
 		return 0;
-	if (ret == -ENOENT && strchr(ps->path, '/'))
-		snprintf(err, errlen, "probe '%s': %s does not exist: check the path", spec, ps->path);
+	}
+	/* Not a regular file: libelf says why, as it did before the open. */
+	if (ret == -EISDIR || ret == -EINVAL) {
+		snprintf(err, errlen,
+			 "probe '%s': %s is not an ELF file: give the executable or shared library "
+			 "itself, not a script, a linker script or a directory", spec, ps->path);
+		return -ENOEXEC;
+	}
+	if (probe_path__in_proc_root(ps->path, &pid))
+		in_root_error(spec, ps->path, ret, err, errlen);
+	else if (ret == -ENOENT && strchr(ps->path, '/'))
+		snprintf(err, errlen,
+			 "probe '%s': %s does not exist: check the path (a file inside a container: give /proc/PID/root/PATH)",
+			 spec, ps->path);
 	else if (ret == -ENOENT && (!strncmp(ps->path, "lib", 3) || strstr(ps->path, ".so")))
 		snprintf(err, errlen,
 			 "probe '%s': no library '%s' in LD_LIBRARY_PATH, /etc/ld.so.cache or the "
@@ -158,7 +205,7 @@ static int open_elf(const char *spec, const struct resolved *r, struct elf_file 
 {
 	int e;
 
-	*out = elf_file__open(r->path);
+	*out = elf_file__open_fd(r->file.fd);
 	if (*out)
 		return 0;
 	e = errno ? errno : EINVAL;
@@ -376,8 +423,29 @@ static int resolve_usdt(const char *spec, const struct probe_spec *ps, const str
 	return -ENOENT;
 }
 
+/* e's file: the fd of an entry on the same (dev, ino), else f's, which e
+ * then owns (f->fd becomes -1). */
+static void share_file(const struct frec_probes *p, struct probe_entry *e, struct probe_file *f)
+{
+	size_t i;
+
+	e->dev = f->dev;
+	e->ino = f->ino;
+	for (i = 0; i < p->n; i++)
+		if (p->ents[i].owns_fd && p->ents[i].dev == f->dev && p->ents[i].ino == f->ino)
+			break;
+	if (i < p->n) {
+		e->fd = p->ents[i].fd;
+	} else {
+		e->fd = f->fd;
+		e->owns_fd = true;
+		f->fd = -1;
+	}
+	snprintf(e->attach_path, sizeof(e->attach_path), "/proc/self/fd/%d", e->fd);
+}
+
 static int push_entry(struct frec_probes *p, const char *spec, const struct probe_spec *ps,
-		      const struct resolved *r, __u32 kind)
+		      struct resolved *r, __u32 kind)
 {
 	struct probe_entry *e;
 
@@ -397,6 +465,7 @@ static int push_entry(struct frec_probes *p, const char *spec, const struct prob
 	}
 	e = &p->ents[p->n];
 	memset(e, 0, sizeof(*e));
+	share_file(p, e, &r->file);
 	e->kind = kind;
 	e->offset = r->offset;
 	e->file_off = r->file_off;
@@ -439,6 +508,7 @@ int frec_probes__add_spec(struct frec_probes *p, const char *spec, char *err, si
 		snprintf(err, errlen, "probe '%s': out of memory", spec);
 		goto out;
 	}
+	r->file.fd = -1;
 	need = ps.kind == PROBE_SPEC_FUNC ? 2 : 1;
 	if (p->n + need > PROBE_MAX_ID) {
 		snprintf(err, errlen, "probe '%s': too many probes (at most %d ids; func: takes two): "
@@ -446,7 +516,7 @@ int frec_probes__add_spec(struct frec_probes *p, const char *spec, char *err, si
 		ret = -E2BIG;
 		goto out;
 	}
-	ret = resolve_path(spec, &ps, r, err, errlen);
+	ret = resolve_path(p, spec, &ps, r, err, errlen);
 	if (ret)
 		goto out;
 	ret = open_elf(spec, r, &ef, err, errlen);
@@ -488,6 +558,8 @@ int frec_probes__add_spec(struct frec_probes *p, const char *spec, char *err, si
 	probe_set__sync_table(p);
 out:
 	elf_file__close(ef);
+	if (r && r->file.fd >= 0)
+		close(r->file.fd);
 	free(r);
 	probe_spec__free(&ps);
 	return ret;

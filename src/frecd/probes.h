@@ -53,11 +53,19 @@ struct frec_probes_attach_opts {
 	int cgroup_filter_fd;
 	__u32 cgroup_mode;
 	__u32 cgroup_v1_ssid;
+	__u32 attach_delay_ms;	/* --debug-attach-delay-ms: wait before attaching */
+	/* -p in BPF, for a frecd whose pids are not the host's (perf_event_open
+	 * reads the pid in frecd's pid namespace): attach for every process and
+	 * keep the hits of the tgids in frecd's pid_filter (pid_filter_fd). */
+	bool pids_in_bpf;
 };
 
 struct frec_probes *frec_probes__new(void);
 void frec_probes__free(struct frec_probes *p);
 
+/* The -p tgids (they must outlive p's specs being added), for library names:
+ * then the file the first of them maps (probe_path.h). Before add_spec(). */
+void frec_probes__set_pids(struct frec_probes *p, const __u32 *pids, size_t npids);
 /* Parse and validate one --probe SPEC (resolving the path and the symbol or
  * USDT note now). 0, or -errno with one line naming the spec, the cause and the
  * fix written to err (a usage error: frecd exits 2). */

@@ -221,13 +221,15 @@ void frecd_procinfo__free(struct frecd_procinfo *p)
 
 int frecd_procinfo__fd(const struct frecd_procinfo *p)
 {
-	return p->efd;
+	return p ? p->efd : -1;
 }
 
 int frecd_procinfo__want_cmdline(struct frecd_procinfo *p, __u32 tgid)
 {
 	int ret = 0;
 
+	if (!p)
+		return 0;
 	pthread_mutex_lock(&p->lock);
 	if (p->req_count == REQ_MAX) {
 		p->misses++;
@@ -264,6 +266,8 @@ void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec)
 {
 	__u64 n;
 
+	if (!p)
+		return;
 	if (read(p->efd, &n, sizeof(n)) < 0) {
 		/* EAGAIN: nothing new since the last call; look anyway */
 	}
@@ -287,6 +291,8 @@ void frecd_procinfo__tick(struct frecd_procinfo *p)
 	unsigned int waiting;
 	__u32 tgid;
 
+	if (!p)
+		return;
 	pthread_mutex_lock(&p->lock);
 	since = p->busy_since;
 	tgid = p->busy_tgid;
@@ -307,9 +313,12 @@ void frecd_procinfo__tick(struct frecd_procinfo *p)
 
 __u64 frecd_procinfo__misses(const struct frecd_procinfo *p)
 {
-	pthread_mutex_t *lock = (pthread_mutex_t *)&p->lock;
+	pthread_mutex_t *lock;
 	__u64 n;
 
+	if (!p)
+		return 0;
+	lock = (pthread_mutex_t *)&p->lock;
 	pthread_mutex_lock(lock);
 	n = p->misses;
 	pthread_mutex_unlock(lock);

@@ -34,6 +34,8 @@ struct frecd_procinfo *frecd_procinfo__new(void);
  * to exit, which ends the read): freeing waits for it at most a second. */
 void frecd_procinfo__free(struct frecd_procinfo *p);
 
+/* The functions below take NULL, a reader never started (frecd's /proc is
+ * not the host's: hostview.h), and then do nothing (fd: -1). */
 /* Readable (EPOLLIN) when results wait for frecd_procinfo__apply(). */
 int frecd_procinfo__fd(const struct frecd_procinfo *p);
 /* Queue a read of /proc/TGID/cmdline. 0, or -ENOSPC when the queue is full

@@ -13,6 +13,7 @@
 #include "frecd/config.h"
 #include "frecd/daemon.h"
 #include "frecd/loader.h"
+#include "frecd/hostview.h"
 #include "frecd/log.h"
 #include "frecd/outdir.h"
 #include "frecd/pids.h"
@@ -202,7 +203,7 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 		.counters_fd = frecd_bpf__counters_fd(so->bpf),
 		.pids = tgids,
 		.npids = ntgids,
-		.self_pid = getpid(),
+		.self_pid = so->dopts->hv ? so->dopts->hv->host_tgid : (__u32)getpid(),
 		.nargs = o->probe_args,
 		.verbose = o->verbose,
 		.triggers = t ? t->bpf : NULL,
@@ -211,6 +212,8 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 		.trigger_state_fd = t && t->n ? frecd_bpf__trigger_state_fd(so->bpf) : -1,
 		.stack_probes = o->stacks & FRECD_STACKS_PROBES,
 		.stack_depth = o->stack_depth,
+		.pid_filter_fd = frecd_bpf__pid_filter_fd(so->bpf),
+		.pids_in_bpf = ntgids && so->dopts->hv && !so->dopts->hv->pidns_host,
 	};
 
 	if (!frec_probes__count(p))
@@ -494,8 +497,8 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	keep_restart_only(&p->next, cur, rs);
 
 	/* Check everything before changing anything. */
-	ret = frecd_pids__resolve(p->next.pids, p->next.npids, p->cfg, "pid", p->tgids, &p->ntgids,
-				  err, sizeof(err));
+	ret = frecd_pids__resolve_host(so->dopts->hv, p->next.pids, p->next.npids, p->cfg, "pid",
+				       p->tgids, &p->ntgids, err, sizeof(err));
 	if (ret)
 		goto invalid;
 	pids_changed = !frecd_pids__same(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
@@ -552,6 +555,8 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 			snprintf(err, sizeof(err), "out of memory");
 			goto invalid;
 		}
+		if (!so->dopts->hv || so->dopts->hv->proc_host)
+			frec_probes__set_pids(p->probes, p->tgids, p->ntgids);
 		for (i = 0; i < p->next.nprobes; i++) {
 			char msg[768];
 

@@ -10,6 +10,7 @@
 #include "frecd/clock.h"
 #include "frecd/control.h"
 #include "frecd/daemon.h"
+#include "frecd/hostview.h"
 #include "frecd/log.h"
 #include "frecd/notify.h"
 #include "frecd/options.h"
@@ -74,6 +75,15 @@ void frecd_service__free(struct frecd_service *s)
 	free(s);
 }
 
+/* frecd seen from the host (NULL: as if on the host). */
+static void fill_namespaces(const struct frecd_hostview *hv, struct frecd_status *st)
+{
+	st->host_pid = hv ? hv->host_tgid : st->pid;
+	st->pidns_own = hv && !hv->pidns_host;
+	st->proc_own = hv && !hv->proc_host;
+	st->cgroupns_own = hv && !hv->cgroupns_host;
+}
+
 /* Everything frec status shows. probes: a buffer the caller frees. */
 static void fill_status(struct frecd_service *s, struct frecd_status *st,
 			struct frecd_status_probe **probes)
@@ -84,6 +94,7 @@ static void fill_status(struct frecd_service *s, struct frecd_status *st,
 
 	frecd_daemon__status(s->d, st);
 	st->pid = getpid();
+	fill_namespaces(s->o.dopts->hv, st);
 	st->uptime_ns = frecd_clock__mono_ns() - s->start_ns;
 	frecd_rates__fill(&s->rates, st);
 	st->output_dir = s->o.dopts->output_dir;
@@ -135,7 +146,12 @@ static int ctl_trigger(void *ctx, const char *name, __u32 pid, __u32 *id, char *
 		       size_t errlen)
 {
 	struct frecd_service *s = ctx;
+	const struct frecd_hostview *hv = s->o.dopts->hv;
 
+	/* SO_PEERCRED gives the client's pid in frecd's pid namespace: not the
+	 * events' id of any thread unless that is the host's. */
+	if (hv && !hv->pidns_host)
+		pid = 0;
 	return frecd_daemon__trigger(s->d, name, pid, id, err, errlen);
 }
 

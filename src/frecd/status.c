@@ -40,6 +40,20 @@ static void text_str(FILE *out, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
+static const char *own(bool o)
+{
+	return o ? "own" : "host";
+}
+
+/* Only where frecd runs in a namespace of its own. */
+static void text_namespaces(const struct frecd_status *st, FILE *out)
+{
+	if (!st->pidns_own && !st->proc_own && !st->cgroupns_own)
+		return;
+	fprintf(out, LABEL "pid %s (host pid %u), /proc %s, cgroup %s\n", "namespaces",
+		own(st->pidns_own), st->host_pid, own(st->proc_own), own(st->cgroupns_own));
+}
+
 int frecd_status__text(const struct frecd_status *st, FILE *out)
 {
 	const struct frec_recorder_stats *r = &st->rec;
@@ -48,6 +62,7 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	size_t i;
 
 	fprintf(out, LABEL "pid %u, up %.1f s\n", "frecd", st->pid, st->uptime_ns / 1e9);
+	text_namespaces(st, out);
 	if (st->npids)
 		fprintf(out, LABEL "%u process%s (-p), %s programs\n", "recording", st->npids,
 			st->npids == 1 ? "" : "es", st->raw_tp ? "raw_tp" : "tp_btf");
@@ -229,8 +244,11 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	unsigned int t, cpu;
 	size_t i;
 
-	fprintf(out, "{\"pid\":%u,\"uptime_s\":%.3f,\"programs\":\"%s\",\"pid_filter\":%u,",
-		st->pid, st->uptime_ns / 1e9, st->raw_tp ? "raw_tp" : "tp_btf", st->npids);
+	fprintf(out, "{\"pid\":%u,\"host_pid\":%u,", st->pid, st->host_pid);
+	fprintf(out, "\"namespaces\":{\"pid\":\"%s\",\"proc\":\"%s\",\"cgroup\":\"%s\",\"host_pid\":%u},",
+		own(st->pidns_own), own(st->proc_own), own(st->cgroupns_own), st->host_pid);
+	fprintf(out, "\"uptime_s\":%.3f,\"programs\":\"%s\",\"pid_filter\":%u,",
+		st->uptime_ns / 1e9, st->raw_tp ? "raw_tp" : "tp_btf", st->npids);
 	fprintf(out, "\"rate_interval_s\":%.3f,\"events\":%llu,\"events_per_s\":", st->rate_ns / 1e9,
 		(unsigned long long)r->events);
 	json_rate(out, rates, st->events_per_s);

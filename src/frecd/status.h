@@ -35,6 +35,10 @@ struct frecd_status_cgroups {
 
 struct frecd_status {
 	__u32 pid;
+	/* frecd's pid as the host sees it, and which of its namespaces are
+	 * its own rather than the host's (hostview.h) */
+	__u32 host_pid;
+	bool pidns_own, proc_own, cgroupns_own;
 	__u64 uptime_ns;
 	bool raw_tp;			/* the raw_tp programs, not tp_btf */
 	__u32 npids;			/* -p filter, 0: every process */

@@ -5,8 +5,8 @@
 # --btf is named; a configuration error is a usage error.
 . "$FREC_TEST_LIB"
 
-items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion kallsyms cgroups cgroup_names"
-nitems=18
+items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt namespaces programs triggers recursion kallsyms cgroups cgroup_names containers"
+nitems=20
 line_re='^(ok|missing) +[A-Za-z_]+ +\(.+\)$'
 
 # A cgroup of the test's own makes auto choose v2 (its root has a child).
@@ -70,6 +70,14 @@ assert_eq "cgroup names with none" "missing  cgroup_names   (no cgroup hierarchy
 assert_eq "cgroups with an unmounted controller" \
 	"missing  cgroups        (--cgroup-hierarchy frecnosuch: no v1 hierarchy of controller frecnosuch is mounted: mount one (mount -t cgroup -o frecnosuch cgroup DIR), or use auto or v2)" \
 	"$(awk '$2 == "cgroups"' nosuch.out)"
+# frecd seen from the host: a test run on the host's namespaces
+assert_eq "namespaces" "ok       namespaces     (pid host, /proc host, cgroup host)" "$(awk '$2 == "namespaces"' check.out)"
+# container probes: openat2 (5.6) resolves a /proc/PID/root/... path in that root
+case $(uname -r) in
+[0-4].*|5.[0-5].*) want="missing  containers     (container probes: openat2 RESOLVE_IN_ROOT: no (Linux 5.6): probes on /proc/PID/root/... paths fail)" ;;
+*) want="ok       containers     (container probes: openat2 RESOLVE_IN_ROOT: yes)" ;;
+esac
+assert_eq "containers" "$want" "$(awk '$2 == "containers"' check.out)"
 
 # --attach raw_tp is checked as configured
 "$FRECD" --check --config /dev/null --attach raw_tp > raw.out || fail "--check --attach raw_tp failed"

@@ -35,7 +35,10 @@ bad "uretprobe:$TARGET:frec_target_fp+4" "uretprobe attaches at the function's e
 bad "usdt:$TARGET:tick" "no PROVIDER: write usdt:PATH:PROVIDER:NAME"
 
 # the file
-bad "uprobe:$WORK/nonexistent:main" "$WORK/nonexistent does not exist: check the path"
+bad "uprobe:$WORK/nonexistent:main" "$WORK/nonexistent does not exist: check the path (a file inside a container: give /proc/PID/root/PATH)"
+# a file in a process's root (openat2 RESOLVE_IN_ROOT)
+bad "uprobe:/proc/$$/root$WORK/nonexistent:main" "$WORK/nonexistent does not exist in pid $$'s root"
+bad "uprobe:/proc/99999999/root/bin/sh:main" "no process 99999999 (or it exited while /proc/99999999/root/bin/sh was opened): check the pid"
 bad "uprobe:libno_such_frec_lib:f" "no library 'libno_such_frec_lib' in LD_LIBRARY_PATH, /etc/ld.so.cache or the library directories: give its absolute path"
 echo "#!/bin/sh" > script.sh
 bad "uprobe:$WORK/script.sh:main" "$WORK/script.sh is not an ELF file: give the executable or shared library itself*"

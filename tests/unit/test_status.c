@@ -30,6 +30,9 @@ static void fill(struct frecd_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->pid = 4321;
+	st->host_pid = 98765;
+	st->pidns_own = true;
+	st->proc_own = true;
 	st->uptime_ns = 3725400000000ull;
 	st->npids = 2;
 	st->rec.events = 123456;
@@ -125,6 +128,7 @@ static void test_text(void **state)
 	s = format(frecd_status__text, &st);
 	assert_string_equal(s,
 		"frecd         pid 4321, up 3725.4 s\n"
+		"namespaces    pid own (host pid 98765), /proc own, cgroup host\n"
 		"recording     2 processes (-p), tp_btf programs\n"
 		"events        123456, 10234/s over the last 1.0 s\n"
 		"  sched_switch       100000, 9000/s\n"
@@ -203,7 +207,9 @@ static void test_json(void **state)
 	fill(&st);
 	s = format(frecd_status__json, &st);
 	assert_string_equal(s,
-		"{\"pid\":4321,\"uptime_s\":3725.400,\"programs\":\"tp_btf\",\"pid_filter\":2,"
+		"{\"pid\":4321,\"host_pid\":98765,"
+		"\"namespaces\":{\"pid\":\"own\",\"proc\":\"own\",\"cgroup\":\"host\",\"host_pid\":98765},"
+		"\"uptime_s\":3725.400,\"programs\":\"tp_btf\",\"pid_filter\":2,"
 		"\"rate_interval_s\":1.000,\"events\":123456,\"events_per_s\":10234.4,"
 		"\"events_by_type\":{\"sched_switch\":{\"count\":100000,\"per_s\":9000.0},"
 		"\"sched_waking\":{\"count\":23377,\"per_s\":1234.4},"
@@ -240,7 +246,9 @@ static void test_json(void **state)
 	st.output_dir = "/srv";
 	s = format(frecd_status__json, &st);
 	assert_string_equal(s,
-		"{\"pid\":0,\"uptime_s\":0.000,\"programs\":\"tp_btf\",\"pid_filter\":0,"
+		"{\"pid\":0,\"host_pid\":0,"
+		"\"namespaces\":{\"pid\":\"host\",\"proc\":\"host\",\"cgroup\":\"host\",\"host_pid\":0},"
+		"\"uptime_s\":0.000,\"programs\":\"tp_btf\",\"pid_filter\":0,"
 		"\"rate_interval_s\":0.000,\"events\":0,\"events_per_s\":null,\"events_by_type\":{},"
 		"\"lost\":0,\"lost_per_s\":null,\"lost_by_cpu\":[],\"filtered\":0,\"recursion_misses\":null,"
 		"\"stacks\":{\"enabled\":\"none\",\"captured\":0,\"distinct\":0,\"unstored\":0,\"orphaned\":0,\"capture_errors\":0},"
