@@ -813,6 +813,44 @@ const struct frec_cgroup_info *frec_walk__cgroup(const struct frec_walk *w, __u3
 	return frec_walk__cgroup_info(w, frec_walk__cgroup_id(w, tid));
 }
 
+const struct frec_cgroup_info *frec_walk__process_cgroup(const struct frec_walk *w, __u32 tgid)
+{
+	const struct frec_cgroup_info *c = frec_walk__cgroup(w, tgid);
+	size_t i;
+
+	if (c && c->path && c->path[0])
+		return c;
+	for (i = 0; i < w->nthreads; i++) {
+		const struct frec_thread *t = &w->threads[i];
+
+		if (t->tgid != tgid || !t->tid || !t->cgroup)
+			continue;
+		c = frec_walk__cgroup_info(w, t->cgroup);
+		if (c && c->path && c->path[0])
+			return c;
+	}
+	return NULL;
+}
+
+const char *frec_cgroup__short(const struct frec_cgroup_info *c, char buf[16], size_t *len)
+{
+	const char *leaf;
+
+	if (c && c->container && c->container[0]) {
+		snprintf(buf, 16, "%.12s", c->container);
+		*len = strlen(buf);
+		return buf;
+	}
+	if (!c || !c->path || !c->path[0]) {
+		*len = 0;
+		return "";
+	}
+	leaf = strrchr(c->path, '/');
+	leaf = leaf && leaf[1] ? leaf + 1 : c->path;
+	*len = strlen(leaf);
+	return leaf;
+}
+
 const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id)
 {
 	return w->g ? frec_gen__probe(w->g, id) : NULL;

@@ -111,6 +111,14 @@ const struct frec_cgroup_info *frec_walk__cgroup(const struct frec_walk *w, __u3
 /* The entry of an id, or NULL (0, or not named). */
 const struct frec_cgroup_info *frec_walk__cgroup_info(const struct frec_walk *w, __u64 id);
 
+/* The cgroup an exporter labels process tgid by: its main thread's, else
+ * that of the first of its threads the table places; NULL when none is
+ * named. */
+const struct frec_cgroup_info *frec_walk__process_cgroup(const struct frec_walk *w, __u32 tgid);
+/* A short label for a cgroup: the container id's first 12 digits, else the
+ * path's last component ("/" for the root); "" when it has no path. */
+const char *frec_cgroup__short(const struct frec_cgroup_info *c, char buf[16], size_t *len);
+
 /* The probe table entry of an event's probe id, or NULL. */
 const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id);
 
