@@ -105,6 +105,11 @@ int frec_export_pprof__run(const char *path, const struct frec_export_opts *o, F
 int frec_ctl__run(const char *cmd, const char *socket_path, const char *request, int timeout_s,
 		  bool print_ok_text, FILE *out, FILE *err);
 
+/* The "cgroups" and "namespaces" lines of frec status, from frecd's status
+ * JSON's objects of those names (ctl.c); nothing for one that is absent.
+ * The number of lines written. */
+int frec_status__cgroup_lines(const char *json, FILE *out);
+
 /* Helpers (opts.c) */
 /* "12", "12.5", "0.000001" seconds -> ns, exactly (no floating point). */
 int frec_opt__parse_secs(const char *s, __u64 *ns);
