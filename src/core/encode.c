@@ -11,9 +11,20 @@
 #include "recorder_int.h"
 #include "varint.h"
 
-int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
+/* Slots for n cgroup ids: a power of two at least twice n. */
+static uint32_t cg_slots_for(uint32_t n)
+{
+	uint32_t slots = 16;
+
+	while (slots < 2ull * n)
+		slots *= 2;
+	return slots;
+}
+
+int gen_alloc(struct frec_recorder *r, uint32_t thread_cap, uint32_t max_cgroups)
 {
 	struct open_gen *g = &r->g;
+	uint32_t cg_slots = cg_slots_for(max_cgroups);
 
 	g->thread_cap = thread_cap;
 	g->threads = malloc(sizeof(*g->threads) * thread_cap);
@@ -29,6 +40,16 @@ int gen_alloc(struct frec_recorder *r, uint32_t thread_cap)
 	g->str_len = malloc(sizeof(uint32_t) * GEN_STR_CAP);
 	g->str_slot = malloc(sizeof(uint32_t) * GEN_STR_CAP);
 	g->str_hash = calloc(GEN_STR_SLOTS, sizeof(uint32_t));
+	g->cg_cap = max_cgroups;
+	g->cg_mask = cg_slots - 1;
+	g->cg_slots = calloc(cg_slots, sizeof(*g->cg_slots));
+	g->cg_ids = malloc(sizeof(*g->cg_ids) * max_cgroups);
+	g->cg_sorted = malloc(sizeof(*g->cg_sorted) * max_cgroups);
+	g->cg_slot = malloc(sizeof(*g->cg_slot) * max_cgroups);
+	g->cg_names_cap = (size_t)max_cgroups * CGROUP_NAME_BYTES;
+	g->cg_names = malloc(g->cg_names_cap);
+	if (!g->cg_slots || !g->cg_ids || !g->cg_sorted || !g->cg_slot || !g->cg_names)
+		return -ENOMEM;
 	if (!g->threads || !g->cur || !g->last || !g->drops || !g->unstored || !g->unstored_first ||
 	    !g->unstored_last || !g->by_cpu || !g->str_arena || !g->str_off ||
 	    !g->str_len || !g->str_slot || !g->str_hash)
@@ -55,6 +76,11 @@ void gen_free_tables(struct frec_recorder *r)
 	free(g->str_len);
 	free(g->str_slot);
 	free(g->str_hash);
+	free(g->cg_slots);
+	free(g->cg_ids);
+	free(g->cg_sorted);
+	free(g->cg_slot);
+	free(g->cg_names);
 	stacks_fini(&g->stacks);
 }
 
@@ -96,6 +122,9 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	g->str_used = 0;
 	stacks_reset(&g->stacks);
 	g->stacks_full = false;
+	for (uint32_t i = 0; i < g->ncg; i++)
+		g->cg_slots[g->cg_slot[i]] = 0;
+	g->ncg = 0;
 	if (g->has_supp) {
 		memset(g->supp, 0, sizeof(g->supp));
 		g->has_supp = false;
@@ -144,15 +173,51 @@ int gen_new_chunk(struct frec_recorder *r)
 	return 0;
 }
 
-/* comm is normalised (see comm_copy). */
-static uint32_t thread_append(struct open_gen *g, uint32_t tid, uint32_t tgid, const char *comm)
+static inline uint32_t cg_hash(uint64_t id, uint32_t mask)
 {
+	return (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+bool gen_cgroup_add(struct frec_recorder *r, uint64_t id)
+{
+	struct open_gen *g = &r->g;
+	uint32_t i = cg_hash(id, g->cg_mask);
+
+	for (;;) {
+		uint64_t v = g->cg_slots[i];
+
+		if (v == id)
+			return true;
+		if (!v)
+			break;
+		i = (i + 1) & g->cg_mask;
+	}
+	if (g->ncg >= g->cg_cap)
+		return false;
+	g->cg_slots[i] = id;
+	g->cg_slot[g->ncg] = i;
+	g->cg_ids[g->ncg++] = id;
+	if (unlikely(gen_tables_full(g)))
+		g->lim = 0;	/* seal before the next event */
+	if (r->has_namer && r->namer.seen)
+		r->namer.seen(r->namer.ctx, id);
+	return true;
+}
+
+/* comm is normalised (see comm_copy); cgroup 0 is unknown. */
+static uint32_t thread_append(struct frec_recorder *r, uint32_t tid, uint32_t tgid,
+			      const char *comm, uint64_t cgroup)
+{
+	struct open_gen *g = &r->g;
 	uint32_t i = g->nthreads++;
 	struct gen_thread *t = &g->threads[i];
 
 	t->tid = tid;
 	t->tgid = tgid;
 	memcpy(t->comm, comm, FREC_COMM_LEN);
+	t->cgroup = cgroup;
+	if (cgroup)	/* section 3 names it: section 2 must too */
+		gen_cgroup_add(r, cgroup);
 	if (unlikely(g->nthreads + EV_MAX_THREADS > g->thread_cap))
 		g->lim = 0;	/* seal before the next event */
 	return i;
@@ -165,20 +230,20 @@ static uint32_t thread_append(struct open_gen *g, uint32_t tid, uint32_t tgid, c
  * new entry so that earlier events keep their tgid. comm: the name a record
  * gives, which keeps the task table current (NULL: none).
  */
-static uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, bool has_tgid,
-		       const char *comm)
+static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t tid, uint32_t tgid,
+			    bool has_tgid, const char *comm)
 {
 	struct open_gen *g = &r->g;
-	struct task *t;
 	bool inserted;
 	uint32_t i;
 
-	t = tasks_get(&r->tasks, tid, &inserted);
+	if (!t)
+		t = tasks_get(&r->tasks, tid, &inserted);
 	if (unlikely(!t)) {	/* task table full: name it, without sharing */
 		char c[FREC_COMM_LEN];
 
 		comm_copy(c, comm ? comm : "");
-		return thread_append(g, tid, has_tgid ? tgid : tid, c);
+		return thread_append(r, tid, has_tgid ? tgid : tid, c, 0);
 	}
 	if (has_tgid && unlikely(t->tgid != tgid)) {
 		/* Another process now: pid reuse. Name it anew. */
@@ -192,10 +257,16 @@ static uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, boo
 		comm_copy(t->comm, comm);
 	if (t->stamp == g->stamp)
 		return t->idx & TASK_IDX_MASK;
-	i = thread_append(g, tid, t->tgid, t->comm);
+	i = thread_append(r, tid, t->tgid, t->comm, t->cgroup);
 	t->stamp = g->stamp;
 	t->idx = i | (t->idx & TASK_EXITED);
 	return i;
+}
+
+static inline uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, bool has_tgid,
+			      const char *comm)
+{
+	return intern_task(r, NULL, tid, tgid, has_tgid, comm);
 }
 
 /* The thread a record names as "a" or "b", with its names if it gives them. */
@@ -209,7 +280,7 @@ static inline uint32_t intern_a(struct frec_recorder *r, uint32_t tid, const str
 static inline uint32_t intern_b(struct frec_recorder *r, uint32_t tid, const struct rec_names *nm)
 {
 	if (nm && nm->b)
-		return intern(r, tid, nm->b_tgid, true, nm->b_comm);
+		return intern_task(r, nm->b_task, tid, nm->b_tgid, true, nm->b_comm);
 	return intern(r, tid, 0, false, NULL);
 }
 
@@ -300,6 +371,9 @@ static uint8_t *put_ext_body(uint8_t *p, const struct frec_event *ev)
 		b = put_varint(b, zigzag((int64_t)(ev->gap.first_ts - ev->ts)));
 		b = put_varint(b, zigzag((int64_t)(ev->gap.last_ts - ev->ts)));
 		break;
+	case FREC_EV_CGROUP:
+		b = put_varint(b, ev->cgroup.id);
+		break;
 	}
 	p = put_varint(p, (uint64_t)(b - body));
 	memcpy(p, body, (size_t)(b - body));
@@ -334,9 +408,10 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	g->prev_ts = ev->ts;
 	infop = p++;
 
-	if ((type == FREC_EV_LOST || type >= EXT_TYPE_MIN) && !ev->tid && !ev->tgid) {
+	if ((type == FREC_EV_LOST || (type >= EXT_TYPE_MIN && type != FREC_EV_CGROUP)) &&
+	    !ev->tid && !ev->tgid) {
 		info |= LOST_NOTHREAD;	/* == EXT_NOTHREAD */
-	} else if (cur && *cur != NO_THREAD && g->threads[*cur].tid == ev->tid &&
+	} else if (type != FREC_EV_CGROUP && cur && *cur != NO_THREAD && g->threads[*cur].tid == ev->tid &&
 		   g->threads[*cur].tgid == ev->tgid) {
 		ti = *cur;	/* the running thread: implicit */
 	} else {
@@ -453,6 +528,7 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 		p = put_ext_body(p, ev);
 		break;
 	case FREC_EV_GAP:
+	case FREC_EV_CGROUP:
 		p = put_ext_body(p, ev);
 		break;
 	}

@@ -50,6 +50,8 @@
 #define STACK_MIN_BYTES		3		/* section 4: kind, nframes, a frame */
 #define USER_FRAME_MIN_BYTES	3		/* mapping, file_offset, symbol */
 #define MAPPING_MIN_BYTES	4		/* section 5: 2 strs */
+#define CGROUP_MIN_BYTES	5		/* section 2: id, 2 strs */
+#define THREAD_CGROUP_MIN_BYTES	2		/* section 3: thread, cgroup */
 /* Frames of all stacks of one block, at most: a reader's memory for them
  * (a struct frec_frame of 40 bytes for a frame that may take one byte)
  * stays bounded whatever a block claims; the writer stays below. */
@@ -94,6 +96,8 @@
 #define EXT_BODY_MAX		64	/* the longest body the writer makes */
 
 /* stack (type 14): two varint32, kernel then user stack table index + 1 */
+/* cgroup (xtype 18): the body is the cgroup id (varint, never 0); T is
+ * always set (the moved thread), N never */
 
 /* The sections after the tables (version 2): varint32 id, varint32 length. */
 #define SECTION_PROCESS_PARENTS	1
@@ -136,7 +140,7 @@ static inline uint64_t state_value(unsigned code)
 
 /* The header body, both ways (header.c). encode returns the body length or
  * -ENOSPC; decode returns 0 or -EBADMSG. */
-#define HEADER_MAX_BYTES	1024
+#define HEADER_MAX_BYTES	4096
 int header_encode(const struct frec_header *hdr, uint8_t *buf, size_t cap);
 int header_decode(const uint8_t *body, size_t len, struct frec_header *hdr);
 

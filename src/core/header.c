@@ -89,10 +89,13 @@ int header_encode(const struct frec_header *h, uint8_t *buf, size_t cap)
 {
 	const struct frec_config_summary *c = &h->config;
 	uint32_t npids = c->npids < 16 ? c->npids : 16;
+	uint32_t ncg = c->ncgroups < 8 ? c->ncgroups : 8;
+	uint32_t flags = c->flags & ~FREC_CFG_CGROUPS;
 	uint8_t *p = buf;
 	size_t need = 4 + 8 + 8 + 5 * 2 + sizeof(h->hostname) + sizeof(h->kernel_release) +
 		      sizeof(h->boot_id) + sizeof(h->frec_version) + sizeof(h->reason) +
-		      4 * 8 + 4 + 4 + 16 * 4;
+		      4 * 8 + 4 + 4 + 16 * 4 +
+		      2 + sizeof(c->cgroup_hierarchy) + 4 + 8 * (2 + sizeof(c->cgroups[0]));
 
 	if (cap < need)
 		return -ENOSPC;
@@ -109,11 +112,19 @@ int header_encode(const struct frec_header *h, uint8_t *buf, size_t cap)
 	put_le64(p + 8, c->max_bytes);
 	put_le64(p + 16, c->period_ns);
 	put_le64(p + 24, c->ring_bytes);
-	put_le32(p + 32, c->flags);
+	/* The flag says what the hierarchy says: one cannot go without the other. */
+	if (c->cgroup_hierarchy[0])
+		flags |= FREC_CFG_CGROUPS;
+	put_le32(p + 32, flags);
 	put_le32(p + 36, c->npids);
 	p += 40;
 	for (uint32_t i = 0; i < npids; i++, p += 4)
 		put_le32(p, c->pids[i]);
+	p = put_str(p, c->cgroup_hierarchy, sizeof(c->cgroup_hierarchy) - 1);
+	put_le32(p, c->ncgroups);
+	p += 4;
+	for (uint32_t i = 0; i < ncg; i++)
+		p = put_str(p, c->cgroups[i], sizeof(c->cgroups[i]) - 1);
 	return (int)(p - buf);
 }
 
@@ -169,6 +180,24 @@ int header_decode(const uint8_t *body, size_t len, struct frec_header *h)
 		return -EBADMSG;
 	for (uint32_t i = 0; i < npids; i++, p += 4)
 		c->pids[i] = get_le32(p);
+	/* A body that ends here is from before the cgroup fields: none. */
+	if (p < end) {
+		uint32_t ncg;
+
+		if (get_str(&p, end, c->cgroup_hierarchy, sizeof(c->cgroup_hierarchy)) ||
+		    end - p < 4)
+			return -EBADMSG;
+		c->ncgroups = get_le32(p);
+		p += 4;
+		ncg = c->ncgroups < 8 ? c->ncgroups : 8;
+		for (uint32_t i = 0; i < ncg; i++)
+			if (get_str(&p, end, c->cgroups[i], sizeof(c->cgroups[i])))
+				return -EBADMSG;
+	}
+	/* The flag goes by the hierarchy, as the writer sets it. */
+	c->flags &= ~FREC_CFG_CGROUPS;
+	if (c->cgroup_hierarchy[0])
+		c->flags |= FREC_CFG_CGROUPS;
 	/* Bytes after the known fields are ignored: a later writer of the
 	 * same major version may append fields. */
 	return 0;

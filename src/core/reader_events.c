@@ -221,6 +221,12 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		body_end = p + x;
 		if (ext_body(ev, p, body_end))
 			return -1;
+		if (ev->type == FREC_EV_CGROUP) {
+			/* the moved thread, named: from now on in that cgroup */
+			if (ti == NONE || !(info & INFO_T))	/* N, or cur[cpu] */
+				return -1;
+			g->threads[ti].cgroup = ev->cgroup.id;
+		}
 		p = body_end;
 		break;
 	}
@@ -250,6 +256,11 @@ static int ext_body(struct frec_event *ev, const uint8_t *p, const uint8_t *end)
 		ev->gap.first_ts = ev->ts + (uint64_t)unzigzag(v);
 		EV64(v);
 		ev->gap.last_ts = ev->ts + (uint64_t)unzigzag(v);
+		break;
+	case FREC_EV_CGROUP:
+		EV64(ev->cgroup.id);
+		if (!ev->cgroup.id)
+			return -1;
 		break;
 	default:
 		ev->type = FREC_EV_NONE;

@@ -162,6 +162,58 @@ static int section_mappings(struct frec_gen *g, const uint8_t *p, const uint8_t 
 	return 0;
 }
 
+/* Section "cgroups": n, then n x (id, path, container), ids strictly
+ * increasing and never 0, so that lookups are a binary search. */
+static int section_cgroups(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t prev = 0;
+	uint32_t n;
+
+	V32(n);
+	if (n > (size_t)(end - p) / CGROUP_MIN_BYTES)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		struct frec_cgroup_info *c;
+
+		if (grow(&g->cgs, &g->cgs_cap, i + 1, sizeof(*g->cgs)))
+			return -ENOMEM;
+		c = &g->cgs[i];
+		V64(c->id);
+		if (c->id <= prev)	/* 0, or out of order */
+			return -EBADMSG;
+		prev = c->id;
+		STR(c->path);
+		STR(c->container);
+	}
+	if (p != end)
+		return -EBADMSG;
+	g->info.ncgroups = n;
+	return 0;
+}
+
+/* Section "thread cgroups": n (at most the threads), then n x (thread
+ * index, strictly increasing; cgroup id, never 0), each the thread's
+ * cgroup at its first mention. */
+static int section_thread_cgroups(struct frec_gen *g, const uint8_t *p, const uint8_t *end,
+				  uint32_t nthreads)
+{
+	uint32_t n, idx, next = 0;
+	uint64_t id;
+
+	V32(n);
+	if (n > nthreads || n > (size_t)(end - p) / THREAD_CGROUP_MIN_BYTES)
+		return -EBADMSG;
+	while (n--) {
+		V32(idx);
+		V64(id);
+		if (idx < next || idx >= nthreads || !id)
+			return -EBADMSG;
+		g->threads[idx].cgroup = id;
+		next = idx + 1;
+	}
+	return p == end ? 0 : -EBADMSG;
+}
+
 /* Once both sections are read: user frames get their mapping, which must
  * exist, and stacks their frames (the arrays no longer move). */
 static int stacks_link(struct frec_gen *g)
@@ -242,6 +294,7 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 		V32(t->tgid);
 		STR(s);
 		set_comm(t, s);
+		t->cgroup = 0;		/* section 3 tells, if present */
 	}
 	if (grow(&g->dup, &g->dup_cap, nthreads, 1) || map_reset(&g->tmap, nthreads))
 		return -ENOMEM;
@@ -310,6 +363,11 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 			sec_end = p + n;
 			if (id == SECTION_PROCESS_PARENTS && section_parents(g, p, sec_end))
 				return -EBADMSG;
+			if (id == SECTION_CGROUPS && (err = section_cgroups(g, p, sec_end)))
+				return err == -ENOMEM ? err : -EBADMSG;
+			if (id == SECTION_THREAD_CGROUPS &&
+			    section_thread_cgroups(g, p, sec_end, nthreads))
+				return -EBADMSG;
 			if (id == SECTION_STACKS) {
 				if ((err = section_stacks(g, p, sec_end)))
 					return err == -ENOMEM ? err : -EBADMSG;
@@ -354,6 +412,7 @@ void gen_free(struct frec_gen *g)
 	free(g->frames);
 	free(g->fmap);
 	free(g->maps);
+	free(g->cgs);
 	free(g->strs);
 	free(g->cur);
 	map_free(&g->tmap);
@@ -418,4 +477,26 @@ const struct frec_trigger_info *frec_gen__trigger_at(const struct frec_gen *g, _
 const struct frec_stack *frec_gen__stack(const struct frec_gen *g, __u32 idx1)
 {
 	return idx1 && idx1 <= g->info.nstacks ? &g->stks[idx1 - 1] : NULL;
+}
+
+const struct frec_cgroup_info *frec_gen__cgroup(const struct frec_gen *g, __u64 id)
+{
+	uint32_t lo = 0, hi = g->info.ncgroups;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (g->cgs[mid].id == id)
+			return &g->cgs[mid];
+		if (g->cgs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct frec_cgroup_info *frec_gen__cgroup_at(const struct frec_gen *g, __u32 i)
+{
+	return i < g->info.ncgroups ? &g->cgs[i] : NULL;
 }

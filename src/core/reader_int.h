@@ -55,6 +55,8 @@ struct frec_gen {
 	uint32_t nframes;
 	struct gen_mapping *maps;	/* section 5 */
 	size_t maps_cap;
+	struct frec_cgroup_info *cgs;	/* section 2, sorted by id */
+	size_t cgs_cap;
 	const char **strs;
 	uint32_t nstr;
 	size_t strs_cap;

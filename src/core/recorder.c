@@ -19,6 +19,8 @@
 #define DEF_MAX_THREADS		65536
 #define DEF_MAX_PROCESSES	16384
 #define DEF_MAX_STACKS		8192
+#define DEF_MAX_CGROUPS		4096
+#define MAX_CGROUPS		(1u << 20)
 #define DEF_STACK_FRAMES_PER	32	/* default max_stack_frames per max_stacks */
 #define MAX_STACKS		STACK_FRAMES_MAX	/* each has a frame */
 #define MAX_STACK_FRAMES	STACK_FRAMES_MAX	/* what a reader reads */
@@ -115,6 +117,9 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 	     GEN_STR_SLOTS * sizeof(uint32_t);
 	n += (uint64_t)r->ncpus * sizeof(*g->last);
 	n += g->stacks.mem_bytes;
+	n += ((uint64_t)g->cg_mask + 1) * sizeof(*g->cg_slots);
+	n += (uint64_t)g->cg_cap * (sizeof(*g->cg_ids) + sizeof(*g->cg_sorted) + sizeof(*g->cg_slot));
+	n += g->cg_names_cap;
 	return n;
 }
 
@@ -122,7 +127,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 {
 	struct frec_recorder *r;
 	uint64_t chunk, nchunks;
-	uint32_t max_threads, max_procs, max_stacks, max_frames;
+	uint32_t max_threads, max_procs, max_stacks, max_frames, max_cgroups;
 	long ncpus_conf = sysconf(_SC_NPROCESSORS_CONF);
 	int err = -EINVAL;
 
@@ -150,9 +155,11 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	max_frames = max_stacks < MAX_STACK_FRAMES / DEF_STACK_FRAMES_PER ?
 		     max_stacks * DEF_STACK_FRAMES_PER : MAX_STACK_FRAMES;
 	max_frames = OPT(o, max_stack_frames, max_frames);
+	max_cgroups = OPT(o, max_cgroups, DEF_MAX_CGROUPS);
 	if (chunk < MIN_CHUNK || chunk > MAX_CHUNK || r->ncpus > FREC_MAX_CPUS ||
 	    max_threads > MAX_TASKS || max_procs > MAX_TASKS || max_stacks > MAX_STACKS ||
-	    !max_frames || max_frames > MAX_STACK_FRAMES)
+	    !max_frames || max_frames > MAX_STACK_FRAMES || max_cgroups > MAX_CGROUPS ||
+	    max_cgroups < EV_MAX_CGROUPS)
 		goto err_out;
 	nchunks = r->max_bytes / chunk;
 	if (nchunks < POOL_CHUNKS_MIN || nchunks >= UINT32_MAX / 2)
@@ -186,7 +193,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 		goto err_out;
 	/* The open generation may name every task the table can hold, plus
 	 * the duplicates pid reuse and a full table create. */
-	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64) ||
+	if (gen_alloc(r, max_threads + 4 * EV_MAX_THREADS + 64, max_cgroups) ||
 	    stacks_init(&r->g.stacks, max_stacks, max_frames))
 		goto err_out;
 
@@ -331,8 +338,81 @@ static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
 	}
 }
 
+/*
+ * A move (FREC_EV_CGROUP) goes right before the event that revealed it,
+ * in the same generation: the caller checked that a largest event fits,
+ * and the move needs its own bytes before it. Never a seal, which would
+ * leave the moved thread out of the generation: at most a fresh chunk.
+ */
+static int move_room(struct frec_recorder *r)
+{
+	struct open_gen *g = &r->g;
+
+	if (g->pos + EV_CGROUP_MAX_BYTES > r->pool.chunk_bytes - EV_MAX_BYTES) {
+		if (gen_new_chunk(r))
+			return -ENOSPC;
+		/* A full table or the size limit still seal at the next event. */
+		gen_set_lim(r);
+	}
+	return 0;
+}
+
+/*
+ * The cgroup a record shows for thread tid (tid 0, the idle tasks, has
+ * none), before the record's event is encoded. The usual case is one
+ * compare with the task entry the encoder then takes. An unknown cgroup
+ * is just set, in the open generation's copy too (section 3); a changed
+ * one is a move: an xtype 18 event for the thread, at the record's ts and
+ * cpu, when the generation already names the thread, else its first
+ * mention carries the new value. -ENOSPC when the move finds no room: the
+ * task keeps its old cgroup, and the caller discards the event.
+ */
+static int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tgid, uint64_t id,
+		       uint64_t ts, uint32_t cpu, struct task **tp)
+{
+	struct open_gen *g = &r->g;
+	struct frec_event mv;
+	struct gen_thread *gt;
+	struct task *t;
+	bool inserted;
+
+	t = tasks_get(&r->tasks, tid, &inserted);
+	*tp = t;
+	if (unlikely(!t) || likely(t->cgroup == id))
+		return 0;
+	/* Another process now (pid reuse), or new: not a move. The encoder
+	 * names it anew and its first mention carries id. */
+	if (t->tgid != tgid || inserted) {
+		t->cgroup = id;
+		return 0;
+	}
+	gt = t->stamp == g->stamp ? &g->threads[t->idx & TASK_IDX_MASK] : NULL;
+	if (!t->cgroup || !gt || !gt->cgroup) {
+		t->cgroup = id;
+		if (gt && !gt->cgroup) {	/* filled in: known from its first mention */
+			gt->cgroup = id;
+			gen_cgroup_add(r, id);
+		}
+		return 0;
+	}
+	if (move_room(r))
+		return -ENOSPC;
+	t->cgroup = id;
+	memset(&mv, 0, sizeof(mv));
+	mv.type = FREC_EV_CGROUP;
+	mv.ts = ts;
+	mv.cpu = cpu;
+	mv.tid = tid;
+	mv.tgid = tgid;
+	mv.cgroup.id = id;
+	gen_cgroup_add(r, id);
+	store_ev(r, &mv, NULL);
+	r->st.cgroup_moves++;
+	return 0;
+}
+
 /* Store one event in the open generation, or -ENOSPC. */
-static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+static int put_ev(struct frec_recorder *r, const struct frec_event *ev, struct rec_names *nm)
 {
 	struct open_gen *g = &r->g;
 
@@ -340,6 +420,17 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, const st
 		g->open_ts = ev->ts ? ev->ts : 1;
 	if (unlikely(g->pos > g->lim) && push_room(r))
 		return -ENOSPC;
+	if (unlikely(ev->type == FREC_EV_CGROUP)) {	/* push_event's: a move or nothing */
+		struct task *t;
+
+		return note_cgroup(r, ev->tid, ev->tgid, ev->cgroup.id, ev->ts, ev->cpu, &t);
+	}
+	if (nm && nm->b_cgroup && nm->b) {
+		uint32_t tid = ev->type == FREC_EV_SCHED_SWITCH ? ev->sw.next_pid : ev->fork.child_pid;
+
+		if (tid && note_cgroup(r, tid, nm->b_tgid, nm->b_cgroup, ev->ts, ev->cpu, &nm->b_task))
+			return -ENOSPC;
+	}
 	store_ev(r, ev, nm);
 	return 0;
 }
@@ -423,7 +514,7 @@ static void pay_lost(struct frec_recorder *r, uint64_t ts, bool all)
  * only after a success keeps a dry pool from being asked twice per event.
  */
 static int put_or_owe(struct frec_recorder *r, const struct frec_event *ev,
-		      const struct rec_names *nm, uint64_t owed)
+		      struct rec_names *nm, uint64_t owed)
 {
 	int err = put_ev(r, ev, nm);
 
@@ -450,7 +541,7 @@ static inline void cpu_unstackable(struct frec_recorder *r, uint32_t cpu)
  * cut the rings): generations never overlap in time, so it is owed as lost
  * at its own time rather than stored out of order.
  */
-static int push_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+static int push_ev(struct frec_recorder *r, const struct frec_event *ev, struct rec_names *nm)
 {
 	int err;
 
@@ -627,6 +718,16 @@ int frec_recorder__push_event(struct frec_recorder *r, const struct frec_event *
 	}
 	if (ev->type == FREC_EV_LOST)
 		return push_lost(r, ev);
+	if (ev->type == FREC_EV_CGROUP) {
+		/* Like a record's id: 0 is none, which an event cannot say,
+		 * and the idle tasks have none. */
+		if (!ev->cgroup.id) {
+			r->st.malformed++;
+			return -EINVAL;
+		}
+		if (!ev->tid)
+			return 0;
+	}
 	return push_ev(r, ev, NULL);
 }
 
@@ -903,6 +1004,18 @@ static void pay_lost_idle(struct frec_recorder *r, uint64_t now)
 {
 	if (unlikely(r->g.unstored_total) && (r->g.pos <= r->g.lim || r->pool.nfree))
 		pay_lost(r, now, true);
+}
+
+int frec_recorder__set_cgroup_namer(struct frec_recorder *r, const struct frec_cgroup_namer *n)
+{
+	if (!n) {
+		memset(&r->namer, 0, sizeof(r->namer));
+		r->has_namer = false;
+		return 0;
+	}
+	r->namer = *n;
+	r->has_namer = true;
+	return 0;
 }
 
 int frec_recorder__tick(struct frec_recorder *r, __u64 now)

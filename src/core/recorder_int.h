@@ -48,7 +48,20 @@ struct gen_thread {
 	uint32_t tid;
 	uint32_t tgid;
 	char comm[FREC_COMM_LEN];
+	uint64_t cgroup;	/* at its first mention (section 3), 0 unknown */
 };
+
+/* The longest cgroup event (xtype 18): tag, cpu, xtype, dts, info, thread,
+ * body length, id. A move is written right before the event that revealed
+ * it, so both must fit where one largest event was checked to. */
+#define EV_CGROUP_MAX_BYTES	(1 + 5 + 5 + 10 + 1 + 5 + 1 + 10)
+/* Cgroup ids one event may add to the generation's set: one per thread. */
+#define EV_MAX_CGROUPS		EV_MAX_THREADS
+/* A cgroup path longer than this is written unnamed. */
+#define CGROUP_PATH_MAX		4096
+/* Bytes seal may keep for the names of one generation's cgroups, per entry
+ * of max_cgroups: a name that finds no room is written unnamed. */
+#define CGROUP_NAME_BYTES	256
 
 /* The firings of one trigger that took no snapshot, in the open generation
  * (frec_recorder__add_suppressed); seal writes it as one event. */
@@ -115,6 +128,19 @@ struct open_gen {
 
 	struct stack_table stacks;	/* sections 4 and 5 */
 	bool stacks_full;	/* a stack found no room: seal before the next event */
+
+	/* The cgroup ids section 3 and the xtype 18 events name (section 2):
+	 * open addressing over cg_slots (0 free), cg_ids in the order they
+	 * came (cg_slot: where each sits), cg_sorted the seal's scratch. All
+	 * preallocated for cg_cap ids; a set that cannot take one more
+	 * event's seals the generation. */
+	uint64_t *cg_slots;
+	uint32_t cg_mask;
+	uint64_t *cg_ids, *cg_sorted;
+	uint32_t *cg_slot;
+	uint32_t ncg, cg_cap;
+	char *cg_names;		/* seal's copies of the namer's strings */
+	size_t cg_names_cap;
 };
 
 /* A sealed generation: its block (header + DEFLATE payload) in a chunk chain. */
@@ -155,6 +181,12 @@ struct exit_ent {
 struct rec_names {
 	uint32_t a_tid, a_tgid, b_tgid;
 	const char *a_comm, *b_comm;	/* record fields, maybe not NUL-terminated */
+	/* their cgroup ids, 0 when the record has none: b is next (switch)
+	 * or the child (fork); a is none yet */
+	uint64_t a_cgroup, b_cgroup;
+	/* b's task, when note_cgroup() looked it up: the encoder's intern
+	 * of b then needs no second lookup (NULL: look it up) */
+	struct task *b_task;
 	bool a, b;
 };
 
@@ -219,6 +251,8 @@ struct frec_recorder {
 
 	struct frec_symbolizer sym;
 	bool has_sym;
+	struct frec_cgroup_namer namer;
+	bool has_namer;
 	bool stacks_seen;	/* a stack record came: owed lost events wait
 				 * while their CPU's stack may come (pay_lost) */
 
@@ -229,7 +263,7 @@ struct frec_recorder {
 int record_decode(const void *data, size_t len, struct frec_event *ev, struct rec_names *nm);
 
 /* encode.c */
-int gen_alloc(struct frec_recorder *r, uint32_t thread_cap);
+int gen_alloc(struct frec_recorder *r, uint32_t thread_cap, uint32_t max_cgroups);
 void gen_free_tables(struct frec_recorder *r);
 void gen_reset(struct frec_recorder *r, uint64_t now);
 int gen_new_chunk(struct frec_recorder *r);
@@ -239,6 +273,9 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
  * the events' share; its index, or -1 when there is no room. */
 int gen_str_add(struct open_gen *g, const char *s, size_t n);
 int probe_find(const struct frec_recorder *r, uint32_t id);
+/* Cgroup id (not 0) into the open generation's set; a new one is told to
+ * the namer. False when the set is full (the id is then known by id only). */
+bool gen_cgroup_add(struct frec_recorder *r, uint64_t id);
 
 /* Encoded event bytes. The first chunk starts with room for the block
  * header, so that a stored block is the raw chain itself. */
@@ -274,7 +311,8 @@ void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);
 static inline bool gen_tables_full(const struct open_gen *g)
 {
 	return g->nthreads + EV_MAX_THREADS > g->thread_cap || g->nstr + 2 > GEN_STR_MAX ||
-	       g->str_used + GEN_STR_ROOM > GEN_STR_ARENA || g->stacks_full;
+	       g->str_used + GEN_STR_ROOM > GEN_STR_ARENA || g->stacks_full ||
+	       g->ncg + EV_MAX_CGROUPS > g->cg_cap;
 }
 
 /* seal.c */

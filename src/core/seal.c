@@ -152,6 +152,142 @@ static void put_triggers(struct sink *s, uint32_t ntrig)
 	}
 }
 
+/* Sort ids in place, ascending: a heapsort, since seal allocates nothing
+ * (and qsort may). */
+static void sort_ids(uint64_t *a, uint32_t n)
+{
+	for (uint32_t end = n, start = n / 2;;) {
+		uint32_t root, child;
+		uint64_t v;
+
+		if (start) {
+			start--;
+		} else if (end > 1) {
+			end--;
+			v = a[0];
+			a[0] = a[end];
+			a[end] = v;
+		} else {
+			return;
+		}
+		root = start;
+		while ((child = 2 * root + 1) < end) {
+			if (child + 1 < end && a[child + 1] > a[child])
+				child++;
+			if (a[root] >= a[child])
+				break;
+			v = a[root];
+			a[root] = a[child];
+			a[child] = v;
+			root = child;
+		}
+	}
+}
+
+/* A namer's string as seal keeps it: bounded, else none. */
+static size_t name_len(const char *s)
+{
+	size_t n = s ? strnlen(s, CGROUP_PATH_MAX) : 0;
+
+	return n == CGROUP_PATH_MAX ? 0 : n;
+}
+
+/*
+ * Section 2's entries: the generation's cgroup ids, sorted, each named
+ * once through the namer (path and container copied into the names
+ * arena, back to back, each NUL-terminated), before anything is written,
+ * so that the length and the bytes agree whatever the namer learns
+ * meanwhile. An id the namer does not know, or whose names find no room,
+ * is written with both strings empty. Returns section 2's length.
+ */
+static uint64_t cgroups_resolve(struct frec_recorder *r)
+{
+	struct open_gen *g = &r->g;
+	const struct frec_cgroup_namer *nr = r->has_namer && r->namer.name ? &r->namer : NULL;
+	uint64_t len = varint_len(g->ncg);
+	size_t used = 0;
+
+	memcpy(g->cg_sorted, g->cg_ids, sizeof(*g->cg_ids) * g->ncg);
+	sort_ids(g->cg_sorted, g->ncg);
+	for (uint32_t i = 0; i < g->ncg; i++) {
+		const char *path = NULL, *cont = NULL;
+		size_t pl = 0, cl = 0;
+		/* room for the entries after this one, unnamed */
+		size_t room = g->cg_names_cap - used - 2ull * (g->ncg - i - 1);
+
+		if (nr && !nr->name(nr->ctx, g->cg_sorted[i], &path, &cont)) {
+			pl = name_len(path);
+			cl = name_len(cont);
+			if (pl + cl + 2 > room)
+				pl = cl = 0;
+		}
+		if (pl) {
+			memcpy(g->cg_names + used, path, pl);
+			r->st.cgroups_named++;
+		} else {
+			cl = 0;		/* no path: no container either */
+			r->st.cgroups_unnamed++;
+		}
+		g->cg_names[used + pl] = '\0';
+		if (cl)
+			memcpy(g->cg_names + used + pl + 1, cont, cl);
+		g->cg_names[used + pl + 1 + cl] = '\0';
+		used += pl + cl + 2;
+		len += varint_len(g->cg_sorted[i]) + varint_len(pl) + pl + 1 + varint_len(cl) + cl + 1;
+	}
+	return len;
+}
+
+/* Section 2, as cgroups_resolve() left it. */
+static void put_cgroups(struct sink *s, uint64_t len)
+{
+	const struct open_gen *g = &s->r->g;
+	const char *n = g->cg_names;
+
+	put_v(s, SECTION_CGROUPS);
+	put_v(s, len);
+	put_v(s, g->ncg);
+	for (uint32_t i = 0; i < g->ncg; i++) {
+		size_t pl = strlen(n), cl = strlen(n + pl + 1);
+
+		put_v(s, g->cg_sorted[i]);
+		put_s(s, n, pl);
+		put_s(s, n + pl + 1, cl);
+		n += pl + cl + 2;
+	}
+}
+
+/* Section 3: the threads whose cgroup their first mention knew, in index
+ * order. Its length, and *k its entries. */
+static uint64_t thread_cgroups_len(const struct open_gen *g, uint32_t *k)
+{
+	uint64_t len = 0;
+
+	*k = 0;
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		if (!g->threads[i].cgroup)
+			continue;
+		(*k)++;
+		len += varint_len(i) + varint_len(g->threads[i].cgroup);
+	}
+	return len + varint_len(*k);
+}
+
+static void put_thread_cgroups(struct sink *s, uint64_t len, uint32_t k)
+{
+	const struct open_gen *g = &s->r->g;
+
+	put_v(s, SECTION_THREAD_CGROUPS);
+	put_v(s, len);
+	put_v(s, k);
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		if (!g->threads[i].cgroup)
+			continue;
+		put_v(s, i);
+		put_v(s, g->threads[i].cgroup);
+	}
+}
+
 /* A frame's name in the string table: its index + 1, or 0 (none, too
  * long, or no room left). */
 static uint32_t name_add(struct open_gen *g, const char *name)
@@ -269,8 +405,8 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 {
 	struct frec_recorder *r = s->r;
 	struct open_gen *g = &r->g;
-	uint32_t nprocs = 0, nprobes = 0, ntrig = 0;
-	uint64_t len4 = 0, len5 = 0;
+	uint32_t nprocs = 0, nprobes = 0, ntrig = 0, k3 = 0;
+	uint64_t len2 = 0, len3 = 0, len4 = 0, len5 = 0;
 
 	/* Processes of the threads named, where a cmdline is known. */
 	for (uint32_t i = 0; i < g->nthreads; i++) {
@@ -288,6 +424,9 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	/* Adds the frames' names to the string table: before it is written. */
 	if (g->stacks.n)
 		len4 = stacks_resolve(r, &len5);
+	if (g->ncg)
+		len2 = cgroups_resolve(r);
+	len3 = thread_cgroups_len(g, &k3);
 
 	put_v(s, g->seq);
 	put_v(s, g->min_ts);
@@ -332,9 +471,13 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 	for (uint32_t i = 0; i < g->nstr; i++)
 		put_s(s, g->str_arena + g->str_off[i], g->str_len[i]);
 	/* Version 2: the sections (docs/FORMAT.md), in increasing id order:
-	 * stacks and mappings when the generation holds a stack, triggers
-	 * when it mentions one. */
-	put_v(s, (g->stacks.n ? 2 : 0) + (ntrig ? 1 : 0));
+	 * cgroups and thread cgroups when the generation knows one, stacks
+	 * and mappings when it holds a stack, triggers when it mentions one. */
+	put_v(s, (g->ncg ? 1 : 0) + (k3 ? 1 : 0) + (g->stacks.n ? 2 : 0) + (ntrig ? 1 : 0));
+	if (g->ncg)
+		put_cgroups(s, len2);
+	if (k3)
+		put_thread_cgroups(s, len3, k3);
 	if (g->stacks.n)
 		put_stacks(s, len4, len5);
 	if (ntrig)

@@ -84,6 +84,7 @@ struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted)
 			s->tgid = tid;
 			s->stamp = 0;
 			s->idx = 0;
+			s->cgroup = 0;
 			memset(s->comm, 0, sizeof(s->comm));
 			*inserted = true;
 			return s;

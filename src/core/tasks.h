@@ -25,6 +25,7 @@ struct task {
 	uint32_t stamp;		/* generation stamp for which idx is valid, 0 = none */
 	uint32_t idx;		/* thread index in that generation | TASK_EXITED */
 	char comm[FREC_COMM_LEN];	/* NUL-terminated, zero-padded */
+	uint64_t cgroup;	/* its cgroup id as records last showed it, 0 unknown */
 };
 
 struct task_table {
@@ -62,7 +63,7 @@ int tasks_init(struct task_table *t, uint32_t max);
 void tasks_fini(struct task_table *t);
 /* NULL when absent. */
 struct task *tasks_find(struct task_table *t, uint32_t tid);
-/* The task, inserted (zeroed comm, stamp 0) if absent; NULL when full. */
+/* The task, inserted (zeroed comm and cgroup, stamp 0) if absent; NULL when full. */
 struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted);
 void tasks_remove(struct task_table *t, uint32_t tid);
 

@@ -13,6 +13,11 @@
  *                                     synth_deflate.h)
  *   synth_switch/_wake/_fork/_exec/_exit/_rename/_migrate/_probe(rec, ...)
  *                                     push one ring record of that type
+ *   synth_switch_cg/_fork_cg(rec, ..., cgroup)
+ *                                     the same with next's or the child's cgroup id
+ *   synth_cgroup(rec, ts, cpu, tid, tgid, id)
+ *                                     push_event() a FREC_EV_CGROUP
+ *   synth_namer / synth_cgroup_namer(&ctx) a fake cgroup namer, rules below
  *   synth_stack(rec, ts, cpu, tid, tgid, kips, kn, uips, un, flags)
  *                                     push a stack record (kn kernel then un user
  *                                     addresses); synth_stack_record() only builds it
@@ -53,6 +58,7 @@
 #include <unistd.h>
 #include <frec/recorder.h>
 #include <frec/snapshot.h>
+#include <frec/cgroup.h>
 #include "synth_deflate.h"
 
 #define SYNTH_KNOWN_EVENTS	12
@@ -118,9 +124,11 @@ static inline void synth_comm(char *dst, const char *src)
 	strncpy(dst, src, FREC_COMM_LEN - 1);
 }
 
-static inline int synth_switch(struct frec_recorder *rec, __u64 ts, __u32 cpu,
-			       __u32 prev, __u32 prev_tgid, const char *prev_comm, __u64 prev_state,
-			       __u32 next, __u32 next_tgid, const char *next_comm)
+/* A switch whose record shows next's cgroup id (0: not read). */
+static inline int synth_switch_cg(struct frec_recorder *rec, __u64 ts, __u32 cpu,
+				  __u32 prev, __u32 prev_tgid, const char *prev_comm,
+				  __u64 prev_state, __u32 next, __u32 next_tgid,
+				  const char *next_comm, __u64 next_cgroup)
 {
 	struct frec_rec_switch r;
 
@@ -135,7 +143,16 @@ static inline int synth_switch(struct frec_recorder *rec, __u64 ts, __u32 cpu,
 	r.prev_state = prev_state;
 	synth_comm(r.prev_comm, prev_comm);
 	synth_comm(r.next_comm, next_comm);
+	r.next_cgroup = next_cgroup;
 	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_switch(struct frec_recorder *rec, __u64 ts, __u32 cpu,
+			       __u32 prev, __u32 prev_tgid, const char *prev_comm, __u64 prev_state,
+			       __u32 next, __u32 next_tgid, const char *next_comm)
+{
+	return synth_switch_cg(rec, ts, cpu, prev, prev_tgid, prev_comm, prev_state, next,
+			       next_tgid, next_comm, 0);
 }
 
 /* type: FREC_EV_SCHED_WAKING, _WAKEUP or _WAKEUP_NEW; the waker is tid. */
@@ -155,9 +172,11 @@ static inline int synth_wake(struct frec_recorder *rec, __u16 type, __u64 ts, __
 	return frec_recorder__push(rec, &r, sizeof(r));
 }
 
-static inline int synth_fork(struct frec_recorder *rec, __u64 ts, __u32 cpu,
-			     __u32 parent, __u32 parent_tgid, const char *parent_comm,
-			     __u32 child, __u32 child_tgid, const char *child_comm)
+/* A fork whose record shows the child's cgroup id (0: not read). */
+static inline int synth_fork_cg(struct frec_recorder *rec, __u64 ts, __u32 cpu,
+				__u32 parent, __u32 parent_tgid, const char *parent_comm,
+				__u32 child, __u32 child_tgid, const char *child_comm,
+				__u64 child_cgroup)
 {
 	struct frec_rec_fork r;
 
@@ -169,7 +188,82 @@ static inline int synth_fork(struct frec_recorder *rec, __u64 ts, __u32 cpu,
 	r.child_tgid = child_tgid;
 	synth_comm(r.parent_comm, parent_comm);
 	synth_comm(r.child_comm, child_comm);
+	r.child_cgroup = child_cgroup;
 	return frec_recorder__push(rec, &r, sizeof(r));
+}
+
+static inline int synth_fork(struct frec_recorder *rec, __u64 ts, __u32 cpu,
+			     __u32 parent, __u32 parent_tgid, const char *parent_comm,
+			     __u32 child, __u32 child_tgid, const char *child_comm)
+{
+	return synth_fork_cg(rec, ts, cpu, parent, parent_tgid, parent_comm, child, child_tgid,
+			     child_comm, 0);
+}
+
+/* frec_recorder__push_event() of a FREC_EV_CGROUP: tid is in cgroup id
+ * from ts on (a move if the recorder knew another one). */
+static inline int synth_cgroup(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 tid,
+			       __u32 tgid, __u64 id)
+{
+	struct frec_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FREC_EV_CGROUP;
+	ev.ts = ts;
+	ev.cpu = cpu;
+	ev.tid = tid;
+	ev.tgid = tgid;
+	ev.cgroup.id = id;
+	return frec_recorder__push_event(rec, &ev);
+}
+
+/*
+ * A fake cgroup namer: id i (1 <= i < 64) is "/synth.slice/cg-<i>.scope",
+ * and odd ones name container <i> in 64 hex digits; ids from 64 on are
+ * unknown (-ENOENT). It counts its calls, and seen() keeps the ids it is
+ * told, in order.
+ */
+struct synth_namer {
+	unsigned seen_calls, name_calls;
+	__u64 seen[64];
+	char path[64], cont[FREC_CONTAINER_ID_LEN];
+};
+
+static inline void synth_namer_seen(void *ctx, __u64 id)
+{
+	struct synth_namer *n = ctx;
+
+	if (n->seen_calls < 64)
+		n->seen[n->seen_calls] = id;
+	n->seen_calls++;
+}
+
+static inline int synth_namer_name(void *ctx, __u64 id, const char **path, const char **cont)
+{
+	struct synth_namer *n = ctx;
+
+	n->name_calls++;
+	if (!id || id >= 64)
+		return -ENOENT;
+	snprintf(n->path, sizeof(n->path), "/synth.slice/cg-%llu.scope", (unsigned long long)id);
+	if (id & 1)
+		snprintf(n->cont, sizeof(n->cont), "%064llx", (unsigned long long)id);
+	else
+		n->cont[0] = '\0';
+	*path = n->path;
+	*cont = n->cont;
+	return 0;
+}
+
+static inline struct frec_cgroup_namer synth_cgroup_namer(struct synth_namer *ctx)
+{
+	struct frec_cgroup_namer n = {
+		.ctx = ctx,
+		.seen = synth_namer_seen,
+		.name = synth_namer_name,
+	};
+
+	return n;
 }
 
 static inline int synth_exec(struct frec_recorder *rec, __u64 ts, __u32 cpu, __u32 pid,
@@ -775,6 +869,12 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 		ev->gap.first_ts = ev->ts - synth_below(s, 1000000);
 		ev->gap.last_ts = ev->gap.first_ts + synth_rand_u64(s);
 		break;
+	case FREC_EV_CGROUP:
+		/* A few ids, so that threads move back and forth, and
+		 * sometimes a large one. The recorder writes it only when it
+		 * is a move (stats.cgroup_moves). */
+		ev->cgroup.id = synth_below(s, 8) ? 1 + synth_below(s, 5) : 1 + synth_rand_u64(s) / 2;
+		break;
 	}
 }
 
@@ -832,6 +932,8 @@ static inline int synth_event_eq(const struct frec_event *a, const struct frec_e
 	case FREC_EV_GAP:
 		return a->gap.kind == b->gap.kind && a->gap.first_ts == b->gap.first_ts &&
 		       a->gap.last_ts == b->gap.last_ts;
+	case FREC_EV_CGROUP:
+		return a->cgroup.id == b->cgroup.id;
 	}
 	return 0;
 }

@@ -89,6 +89,14 @@ static struct frec_recorder *rand_recorder(void)
 
 #define NRAND 30000
 
+static __u64 moves_of(const struct frec_recorder *rec)
+{
+	struct frec_recorder_stats st;
+
+	frec_recorder__stats(rec, &st);
+	return st.cgroup_moves;
+}
+
 static void test_roundtrip_events(void **state)
 {
 	struct synth_rand s = { .x = 0x9e3779b97f4a7c15ull, .ts = 1000000000, .ncpus = 20,
@@ -98,23 +106,33 @@ static void test_roundtrip_events(void **state)
 	struct frec_recorder_stats st;
 	struct frec_event ev;
 	char dir[64];
-	unsigned gens;
+	unsigned gens, silent = 0;
+	size_t n = 0;
 
 	assert_int_equal(synth_tmpdir(dir), 0);
 	synth_rand_threads(rec);
 	for (size_t i = 0; i < NRAND; i++) {
+		__u64 moves = moves_of(rec);
+
 		synth_rand_event(&s, &ev);
-		save(&want[i], &ev);
 		assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+		/* A cgroup event is stored only when it is a move: one that
+		 * tells a thread's first cgroup, or the one it is in, or
+		 * concerns the idle tasks, only sets it. */
+		if (ev.type != FREC_EV_CGROUP || moves_of(rec) == moves + 1)
+			save(&want[n++], &ev);
+		else
+			silent++;
 		if (i % 5000 == 4999)	/* some generations end by seal, others by size */
 			assert_int_equal(frec_recorder__seal(rec, s.ts), 1);
 	}
 	assert_int_equal(synth_write(rec, dir, "r.frec", s.ts), 0);
 	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.events, NRAND);
+	assert_int_equal(st.events, n);
+	assert_true(st.cgroup_moves > 100 && silent > 100);
 	assert_int_equal(st.events_discarded, 0);
 	assert_int_equal(st.generations_evicted, 0);
-	gens = read_compare(dir, "r.frec", want, NRAND);
+	gens = read_compare(dir, "r.frec", want, n);
 	assert_int_equal(gens, st.generations_sealed);
 	assert_true(gens > 6);	/* 6 explicit seals plus the size limit */
 	frec_recorder__free(rec);
@@ -144,6 +162,8 @@ static size_t to_record(const struct frec_event *ev, void *buf)
 		r->prev_prio = ev->sw.prev_prio;
 		r->next_prio = ev->sw.next_prio;
 		r->prev_state = ev->sw.prev_state;
+		/* a few cgroups, which threads leave and come back to */
+		r->next_cgroup = r->next_pid % 5 ? 100 + (r->next_pid + (ev->ts >> 22)) % 3 : 0;
 		snprintf(r->prev_comm, FREC_COMM_LEN, "p%u", r->prev_pid);
 		snprintf(r->next_comm, FREC_COMM_LEN, "n%u", r->next_pid);
 		break;
@@ -169,6 +189,7 @@ static size_t to_record(const struct frec_event *ev, void *buf)
 		r->parent_tgid = ev->tgid;
 		r->child_pid = ev->fork.child_pid;
 		r->child_tgid = ev->fork.child_pid;
+		r->child_cgroup = 100 + (r->child_pid + (ev->ts >> 21)) % 3;
 		snprintf(r->parent_comm, FREC_COMM_LEN, "parent");
 		snprintf(r->child_comm, FREC_COMM_LEN, "child");
 		break;
@@ -242,12 +263,13 @@ static void test_roundtrip_records(void **state)
 	struct frec_recorder *rec = rand_recorder();
 	_Alignas(8) unsigned char buf[512];
 	struct frec_event ev, dec;
-	size_t n = 0;
+	size_t n = 0, nmoves = 0;
 	char dir[64];
 
 	assert_int_equal(synth_tmpdir(dir), 0);
-	while (n < NRAND) {
+	while (n + 1 < NRAND) {
 		size_t len;
+		__u64 moves;
 
 		synth_rand_event(&s, &ev);
 		len = to_record(&ev, buf);
@@ -262,11 +284,37 @@ static void test_roundtrip_records(void **state)
 			continue;
 		}
 		assert_int_equal(frec_record__decode(buf, len, &dec), 0);
-		save(&want[n++], &dec);
+		moves = moves_of(rec);
 		assert_int_equal(frec_recorder__push(rec, buf, len), 0);
+		/* A move goes right before the record that revealed it: next
+		 * of a switch, the child of a fork, at the record's ts and cpu. */
+		if (moves_of(rec) == moves + 1) {
+			struct frec_event mv = { .type = FREC_EV_CGROUP, .ts = dec.ts, .cpu = dec.cpu };
+
+			if (dec.type == FREC_EV_SCHED_SWITCH) {
+				const struct frec_rec_switch *r = (const void *)buf;
+
+				mv.tid = r->next_pid;
+				mv.tgid = r->next_tgid;
+				mv.cgroup.id = r->next_cgroup;
+			} else {
+				const struct frec_rec_fork *r = (const void *)buf;
+
+				assert_int_equal(dec.type, FREC_EV_PROCESS_FORK);
+				mv.tid = r->child_pid;
+				mv.tgid = r->child_tgid;
+				mv.cgroup.id = r->child_cgroup;
+			}
+			save(&want[n++], &mv);
+			nmoves++;
+		} else {
+			assert_int_equal(moves_of(rec), moves);
+		}
+		save(&want[n++], &dec);
 	}
 	assert_int_equal(synth_write(rec, dir, "r.frec", s.ts), 0);
-	read_compare(dir, "r.frec", want, NRAND);
+	assert_true(nmoves > 100);
+	read_compare(dir, "r.frec", want, n);
 	frec_recorder__free(rec);
 	synth_rmdir(dir);
 	free(want);
