@@ -223,9 +223,12 @@ void pexport__task_event(struct pexport *x, const struct frec_event *ev)
 	pexport__event_done(x, ev->cpu);
 }
 
-static void process_label(struct pexport *x, __u32 tgid, const struct frec_cgroup_info *c,
-			  __u64 ts)
+/* first: the process's first thread in the table, whose name the process
+ * tree gives it when its main thread is not named */
+static void process_label(struct pexport *x, const struct frec_thread *first,
+			  const struct frec_cgroup_info *c, __u64 ts)
 {
+	__u32 tgid = first->tgid;
 	const struct frec_thread *lead = frec_walk__thread(x->ew.w, tgid);
 	struct frec_pb *p = &x->pkt;
 	char buf[4096 + 16];
@@ -241,7 +244,9 @@ static void process_label(struct pexport *x, __u32 tgid, const struct frec_cgrou
 	frec_pb__uint(p, TD_UUID, PROCESS_TRACK(tgid));
 	frec_pb__begin(p, TD_PROCESS);
 	frec_pb__int(p, PD_PID, (__s32)tgid);
-	if (lead && lead->comm[0])
+	if (!lead)
+		lead = first;
+	if (lead->comm[0])
 		frec_pb__strn(p, PD_NAME, lead->comm, FREC_COMM_LEN);
 	if (c->container && c->container[0]) {
 		snprintf(buf, sizeof(buf), "container=%.12s", c->container);
@@ -275,6 +280,6 @@ void pexport__process_labels(struct pexport *x)
 			x->err = -ENOMEM;
 			return;
 		}
-		process_label(x, t->tgid, c, ts);
+		process_label(x, t, c, ts);
 	}
 }
