@@ -57,7 +57,8 @@ struct cgroups {
 	struct cpu_run *runs;	/* by cpu, up to FREC_MAX_CPUS */
 	size_t nruns;
 	struct frec_map pending;	/* tid -> ts of its first wakeup not yet served */
-	size_t *order;		/* after finish: groups, most on-CPU time first */
+	size_t *order;		/* after finish: groups with threads, most on-CPU time first */
+	size_t nrows;
 	int err;
 };
 
@@ -394,10 +395,13 @@ static int cgroups_finish(void *p, const struct frec_report_ctx *ctx)
 	a->order = calloc(a->ngroups ? a->ngroups : 1, sizeof(*a->order));
 	if (!a->order)
 		return -ENOMEM;
+	/* a group seen only by threads --pid, --tid or --cgroup left out,
+	 * or outside the time range, has nothing to show */
 	for (size_t i = 0; i < a->ngroups; i++)
-		a->order[i] = i;
+		if (a->groups[i].tids.len)
+			a->order[a->nrows++] = i;
 	sorting = a;
-	qsort(a->order, a->ngroups, sizeof(*a->order), cmp_group);
+	qsort(a->order, a->nrows, sizeof(*a->order), cmp_group);
 	sorting = NULL;
 	return 0;
 }
@@ -416,9 +420,9 @@ static void cgroups_text(void *p, const struct frec_report_ctx *ctx, struct frec
 
 	if (!ctx->opts->by)
 		return;
-	n = frec_report__rows(ctx, a->ngroups);
+	n = frec_report__rows(ctx, a->nrows);
 	frec_out__printf(o, "\nBy %s (top %zu of %zu)\n", a->container ? "container" : "cgroup", n,
-			 a->ngroups);
+			 a->nrows);
 	frec_out__printf(o, "%8s %14s %10s %10s %14s %14s %14s  %s\n", "THREADS", "ONCPU(ms)",
 			 "SWITCHES", "RUNQ", "P50(us)", "P99(us)", "MAX(us)",
 			 a->container ? "CONTAINER (RUNTIME)" : "CGROUP");
@@ -458,7 +462,7 @@ static void cgroups_json(void *p, const struct frec_report_ctx *ctx, struct frec
 	if (!ctx->opts->by)
 		return;
 	frec_out__str(o, a->container ? ",\"by_container\":[" : ",\"by_cgroup\":[");
-	n = frec_report__rows(ctx, a->ngroups);
+	n = frec_report__rows(ctx, a->nrows);
 	for (i = 0; i < n; i++) {
 		const struct group *g = &a->groups[a->order[i]];
 
