@@ -28,6 +28,7 @@
 #include "ring.bpf.h"
 #include "task.bpf.h"
 #include "switch_state.bpf.h"
+#include "cgroup.bpf.h"
 #include "filter_pid.bpf.h"
 #include "filter_self.bpf.h"
 #include "trigger_sched.bpf.h"
@@ -36,22 +37,24 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Knobs, set by frecd between open and load (and those of the headers:
- * wakeup_threshold, filter_pids, kernel_version). */
+ * wakeup_threshold, filter_pids, filter_cgroups, cgroup_mode, kernel_version). */
 const volatile __u32 self_tgid = 0;		/* frecd: its events are left out but for switches */
 const volatile bool switch_has_state_arg = true; /* sched_switch has prev_state (5.18+) */
 const volatile bool stack_offcpu = false;	/* --stacks offcpu: a blocked prev's stacks */
 
 /*
- * Whether an event that concerns processes a and b (b == a when it concerns
- * one) is left out: it is about frecd itself (filter_self.bpf.h; not
- * counted), or about none of the processes of -p (filter_pid.bpf.h).
- * sched_switch is the exception (see on_switch()).
+ * Whether an event that concerns threads ta and tb of processes a and b (the
+ * same twice when it concerns one) is left out: it is about frecd itself
+ * (filter_self.bpf.h; not counted), or about none of the processes of -p
+ * and cgroups of --cgroup (filter_pid.bpf.h). sched_switch is the exception
+ * (see on_switch()).
  */
-static __always_inline bool skip(__u32 a, __u32 b)
+static __always_inline bool skip(__u32 a, struct task_struct *ta, __u32 b, struct task_struct *tb,
+				 const bool btf)
 {
 	if (is_self(&self_tgid, a, b))
 		return true;
-	return filtered(a, b);
+	return filtered(a, ta, b, tb, btf);
 }
 
 /*
@@ -80,7 +83,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	/* Switches to and from frecd are kept: leaving out "X -> frecd" would
 	 * lose X's switch out and leave a hole in the CPU's timeline. They are
 	 * few (frecd wakes on a timer) and cause no wakeups of their own. */
-	if (filtered(prev_tgid, next_tgid)) {
+	if (filtered(prev_tgid, prev, next_tgid, next, btf)) {
 		/* neither is measured, but the CPU's oncpu entry moves on */
 		if (trig)
 			trig_on_switch(0, preempt, 0, prev, next, prev_tgid, next_tgid, self_tgid, btf);
@@ -103,7 +106,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	r->prev_state = reported_state(preempt, state, prev, btf);
 	read_comm(r->prev_comm, prev, btf);
 	read_comm(r->next_comm, next, btf);
-	r->next_cgroup = 0;
+	r->next_cgroup = task_cgroup_id(next, btf);
 	ts = r->h.ts;
 	ring_submit(ring, r);
 	/* Stacks after the record they belong to (stack.bpf.h), in the
@@ -127,7 +130,7 @@ static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf, const
 	__u64 ts;
 
 	tgid = RD(btf, p, tgid);
-	if (skip(tgid, tgid))
+	if (skip(tgid, p, tgid, p, btf))
 		return 0;
 	r = ring_reserve(&ring, sizeof(*r), type);
 	if (!r) {
@@ -157,7 +160,7 @@ static __always_inline int on_fork(__u64 *ctx, const bool btf)
 
 	parent_tgid = RD(btf, parent, tgid);
 	child_tgid = RD(btf, child, tgid);
-	if (skip(parent_tgid, child_tgid))
+	if (skip(parent_tgid, parent, child_tgid, child, btf))
 		return 0;
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_PROCESS_FORK);
 	if (!r)
@@ -168,7 +171,7 @@ static __always_inline int on_fork(__u64 *ctx, const bool btf)
 	r->child_tgid = child_tgid;
 	read_comm(r->parent_comm, parent, btf);
 	read_comm(r->child_comm, child, btf);
-	r->child_cgroup = 0;
+	r->child_cgroup = task_cgroup_id(child, btf);
 	ring_submit(ring, r);
 	return 0;
 }
@@ -183,7 +186,7 @@ static __always_inline int on_exec(__u64 *ctx, const bool btf)
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
-	if (skip(tgid, tgid))
+	if (skip(tgid, p, tgid, p, btf))
 		return 0;
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_PROCESS_EXEC);
 	if (!r)
@@ -208,7 +211,7 @@ static __always_inline int on_exit(__u64 *ctx, const bool btf)
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
-	if (skip(tgid, tgid))
+	if (skip(tgid, p, tgid, p, btf))
 		return 0;
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_PROCESS_EXIT);
 	if (!r)
@@ -232,7 +235,7 @@ static __always_inline int on_rename(__u64 *ctx, const bool btf)
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
-	if (skip(tgid, tgid))
+	if (skip(tgid, p, tgid, p, btf))
 		return 0;
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_TASK_RENAME);
 	if (!r)
@@ -255,7 +258,7 @@ static __always_inline int on_migrate(__u64 *ctx, const bool btf)
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
-	if (skip(tgid, tgid))
+	if (skip(tgid, p, tgid, p, btf))
 		return 0;
 	r = ring_reserve(&ring, sizeof(*r), FREC_EV_MIGRATE_TASK);
 	if (!r)

@@ -14,16 +14,24 @@
  * like the rings; "probe_triggers" says which triggers each id concerns.
  * With trig_kinds 0 none of it is loaded.
  *
+ * Filters: probes attached to every process (pid -1: with --cgroup, or -p
+ * where perf's pid would be read in frecd's pid namespace) keep only the
+ * hits of current's process and cgroup that -p and --cgroup keep, with
+ * frecd's "pid_filter" and "cgroup_filter" handed over like the rings.
+ * With neither knob set the check is dead code.
+ *
  * Stacks (--stacks probes): each program has a stack twin that also writes
  * the hit's user stack (probe_progs.bpf.h, stack.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
 #include "frec/record.h"
 #include "ring.bpf.h"
 #include "filter_self.bpf.h"
+#include "filter_pid.bpf.h"
 #include "trigger.bpf.h"
 #include "stack.bpf.h"
 
@@ -67,6 +75,16 @@ struct {
 	__type(value, __u64);
 } trig_calls SEC(".maps");
 
+/* Whether -p and --cgroup keep current's hits; current is a number to the
+ * verifier here, read with probe reads. */
+static __always_inline bool current_kept(void)
+{
+	if (!filter_pids && !filter_cgroups)
+		return true;
+	return kept(bpf_get_current_pid_tgid() >> 32,
+		    (struct task_struct *)bpf_get_current_task(), false);
+}
+
 #define TRIG_PROBE_KINDS	((1u << FREC_TRIG_FUNC) | (1u << FREC_TRIG_PROBE))
 
 /* Whether the probes evaluate any trigger: each call of on_hit() is under
@@ -86,7 +104,7 @@ static __always_inline void on_hit(__u32 id, bool ret, __u64 value, __u64 now)
 	struct call_key k;
 	__u32 tid, tgid;
 
-	if (current_is_self(&self_pid))
+	if (current_is_self(&self_pid) || !current_kept())
 		return;
 	pt = bpf_map_lookup_elem(&probe_triggers, &id);
 	if (!pt || !(pt->mask | pt->func_entry))
@@ -113,17 +131,18 @@ static __always_inline void on_hit(__u32 id, bool ret, __u64 value, __u64 now)
 			bpf_map_delete_elem(&trig_calls, &k);
 		}
 		if (begin)
-			trig_eval(FREC_TRIG_FUNC, pt->mask, now, begin, 0, tid, tgid, comm);
+			trig_eval(FREC_TRIG_FUNC, pt->mask, now, begin, 0, tid, tgid, comm, NULL, false);
 	}
 	if (TRIG_ARMED(FREC_TRIG_PROBE))
-		trig_eval(FREC_TRIG_PROBE, pt->mask, now, 0, value, tid, tgid, comm);
+		trig_eval(FREC_TRIG_PROBE, pt->mask, now, 0, value, tid, tgid, comm, NULL,
+			  false);
 }
 
 static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, __u32 probe_id)
 {
 	struct frec_rec_probe *r;
 
-	if (current_is_self(&self_pid)) {
+	if (current_is_self(&self_pid) || !current_kept()) {
 		count(FREC_CNT_FILTERED);
 		return NULL;
 	}

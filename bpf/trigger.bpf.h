@@ -9,11 +9,12 @@
  * frecd creates both maps with the scheduler object and hands them to the
  * probe object with bpf_map__reuse_fd(), as it does the rings. It sets
  * trig_kinds between open and load: with it 0 every trigger path is dead
- * to the verifier, which removes it.
+ * to the verifier, which removes it; trig_cgroups likewise prunes the
+ * cgroup= check when no trigger has one.
  *
  * Any program may fire, from any context, nested or not: the only shared
  * writes are the state's, whose races bpf/trigger.h describes. Expects
- * vmlinux.h and bpf_helpers.h first.
+ * vmlinux.h, bpf_helpers.h and bpf_core_read.h first.
  */
 #ifndef FREC_TRIGGER_BPF_H
 #define FREC_TRIGGER_BPF_H
@@ -21,10 +22,14 @@
 #include "frec/record.h"
 #include "trigger.h"
 #include "ring.bpf.h"
+#include "cgroup.bpf.h"
+#include "filter_cgroup.bpf.h"
 
 /* Knob, set by frecd between open and load: bit 1 << kind for each kind
  * (enum frec_trigger_kind) this object evaluates. */
 const volatile __u32 trig_kinds = 0;
+/* Knob: some trigger has cgroup= (the check is dead code otherwise). */
+const volatile bool trig_cgroups = false;
 
 #define TRIG_ARMED(kind)	(trig_kinds & (1u << (kind)))
 
@@ -48,16 +53,26 @@ struct {
 } trigger_state SEC(".maps");
 
 /* Whether trigger t's filter lets the thread (tgid, comm) through: pid=
- * is a tgid, comm= the whole 16 bytes (NUL-padded on both sides). */
+ * is a tgid, comm= the whole 16 bytes (NUL-padded on both sides), cgroup=
+ * the cgroup of task (NULL: current) or one below it. */
 static __always_inline bool trig_match(const struct frec_trigger_bpf *t, __u32 tgid,
-				       const __u64 *comm)
+				       const __u64 *comm, struct task_struct *task, const bool btf)
 {
 	const __u64 *want = (const __u64 *)t->comm;
+	struct cgroup *cg;
 
 	if (t->tgid && t->tgid != tgid)
 		return false;
 	if (t->comm[0] && (want[0] != comm[0] || want[1] != comm[1]))
 		return false;
+	if (trig_cgroups && t->cgroup_id) {
+		/* current is only a number: raw reads */
+		cg = task ? task_cgroup(task, btf)
+			  : task_cgroup((struct task_struct *)bpf_get_current_task(), false);
+		if (!cg || !cgroup_under(cg, cgroup_level_of(cg, task ? btf : false),
+					 t->cgroup_id, t->cgroup_level))
+			return false;
+	}
 	return true;
 }
 
@@ -116,12 +131,13 @@ static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t,
 
 /*
  * Fire every trigger of kind in mask (bit id - 1) whose filter matches the
- * thread: a duration (start set) when it exceeds the trigger's threshold,
+ * thread (its task: NULL for current, see trig_match()): a duration (start set) when it exceeds the trigger's threshold,
  * a value (start 0) always. Not unrolled: the mask is usually one or two
  * bits, and the loop stops after the highest.
  */
 static __always_inline void trig_eval(__u32 kind, __u32 mask, __u64 now, __u64 start,
-				      __u64 value, __u32 pid, __u32 tgid, const __u64 *comm)
+				      __u64 value, __u32 pid, __u32 tgid, const __u64 *comm,
+				      struct task_struct *task, const bool btf)
 {
 	__u64 i;	/* the loop's own, in a register: the verifier must see it grow */
 
@@ -135,7 +151,7 @@ static __always_inline void trig_eval(__u32 kind, __u32 mask, __u64 now, __u64 s
 		if (!(mask & (1u << i)))
 			continue;
 		t = bpf_map_lookup_elem(&triggers, &key);
-		if (!t || t->kind != kind || !trig_match(t, tgid, comm))
+		if (!t || t->kind != kind || !trig_match(t, tgid, comm, task, btf))
 			continue;
 		if (start && now - start <= t->threshold_ns)
 			continue;

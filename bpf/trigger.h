@@ -25,7 +25,8 @@ struct frec_trigger_bpf {
 	__u64 cooldown_ns;	/* cooldown=: no record (no wakeup) sooner */
 	char comm[FREC_COMM_LEN]; /* comm=: only threads of this name; "": any */
 	__u32 probe_id;		/* func: its entry probe's id; probe: the probe's id */
-	__u32 __pad;
+	__u32 cgroup_level;	/* cgroup=: the cgroup's level (the root is 0) */
+	__u64 cgroup_id;	/* cgroup=: only threads in it or below; 0: any */
 };
 
 /*

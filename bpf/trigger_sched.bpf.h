@@ -112,14 +112,15 @@ static __always_inline void trig_on_wake(__u64 now, struct task_struct *p, __u32
 		tt->offcpu_ts = 0;
 }
 
-/* Whether the threads of process tgid are left alone: frecd's own, or
- * not among -p's (whose events are not recorded; not counted here, the
- * switch's record already was). */
-static __always_inline bool trig_skip(__u32 tgid, __u32 self)
+/* Whether thread t of process tgid is left alone: frecd's own, or not
+ * among -p's and --cgroup's (whose events are not recorded; not counted
+ * here, the switch's record already was). */
+static __always_inline bool trig_skip(__u32 tgid, struct task_struct *t, __u32 self,
+				      const bool btf)
 {
 	if (self && tgid == self)
 		return true;
-	return filter_pids && !bpf_map_lookup_elem(&pid_filter, &tgid);
+	return !kept(tgid, t, btf);
 }
 
 /*
@@ -137,7 +138,8 @@ static __always_inline void trig_on_switch(__u64 now, bool preempt, unsigned int
 {
 	__u64 comm[2], start;
 	__u32 prev_pid = RD(btf, prev, pid), next_pid = RD(btf, next, pid), zero = 0;
-	bool prev_self = trig_skip(prev_tgid, self), next_self = trig_skip(next_tgid, self);
+	bool prev_self = trig_skip(prev_tgid, prev, self, btf);
+	bool next_self = trig_skip(next_tgid, next, self, btf);
 	struct frec_oncpu *oc = NULL;
 	struct trig_thread *tt;
 
@@ -147,7 +149,7 @@ static __always_inline void trig_on_switch(__u64 now, bool preempt, unsigned int
 		oc = bpf_map_lookup_elem(&oncpu, &zero);
 		if (oc && oc->since_ts && oc->pid == prev_pid && prev_pid)
 			trig_eval(FREC_TRIG_ONCPU, trig_mask[FREC_TRIG_ONCPU], now, oc->since_ts, 0,
-				  prev_pid, prev_tgid, (const __u64 *)oc->comm);
+				  prev_pid, prev_tgid, (const __u64 *)oc->comm, prev, btf);
 	}
 	if ((trig_kinds & TRIG_THREAD_KINDS) && prev_pid && !prev_self) {
 		tt = trig_thread(prev, prev_pid, true, btf);
@@ -173,12 +175,12 @@ static __always_inline void trig_on_switch(__u64 now, bool preempt, unsigned int
 			tt->waking_ts = 0;
 			if (TRIG_ARMED(FREC_TRIG_RUNQ) && start)
 				trig_eval(FREC_TRIG_RUNQ, trig_mask[FREC_TRIG_RUNQ], now, start, 0,
-					  next_pid, next_tgid, comm);
+					  next_pid, next_tgid, comm, next, btf);
 			start = tt->offcpu_ts;
 			tt->offcpu_ts = 0;
 			if (TRIG_ARMED(FREC_TRIG_OFFCPU) && start)
 				trig_eval(FREC_TRIG_OFFCPU, trig_mask[FREC_TRIG_OFFCPU], now, start, 0,
-					  next_pid, next_tgid, comm);
+					  next_pid, next_tgid, comm, next, btf);
 		}
 	}
 	if (oc) {

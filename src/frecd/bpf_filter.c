@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 struct frecd_bpf_filter {
 	__u32 pids[FREC_MAX_PID_FILTER];	/* the map's keys, as set */
 	size_t npids;
+	struct frec_cgroup_filter cgroups[FREC_MAX_CGROUP_FILTER];	/* the array, as set */
+	size_t ncgroups;
 };
 
 struct frecd_bpf_filter *frecd_bpf_filter__new(void)
@@ -57,10 +60,93 @@ int frecd_bpf_filter__set(struct frecd_bpf_filter *f, int map_fd, const __u32 *p
 void frecd_bpf_filter__reset(struct frecd_bpf_filter *f)
 {
 	f->npids = 0;
+	f->ncgroups = 0;
 }
 
 const __u32 *frecd_bpf_filter__pids(const struct frecd_bpf_filter *f, size_t *n)
 {
 	*n = f->npids;
 	return f->pids;
+}
+
+int frecd_bpf_filter__check_cgroups(size_t n, char *err, size_t errlen)
+{
+	if (n <= FREC_MAX_CGROUP_FILTER)
+		return 0;
+	snprintf(err, errlen, "too many cgroups to filter: at most %d --cgroup",
+		 FREC_MAX_CGROUP_FILTER);
+	return -E2BIG;
+}
+
+static bool has_cgroup(const struct frec_cgroup_filter *list, size_t n, __u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list[i].id == id)
+			return true;
+	return false;
+}
+
+static int put(int map_fd, size_t i, const struct frec_cgroup_filter *e, char *err,
+	       size_t errlen)
+{
+	__u32 key = i;
+
+	if (i >= FREC_MAX_CGROUP_FILTER)
+		return 0;	/* the list is full: no end marker needed */
+	if (bpf_map_update_elem(map_fd, &key, e, BPF_ANY)) {
+		snprintf(err, errlen, "cannot fill the cgroup filter: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int frecd_bpf_filter__set_cgroups(struct frecd_bpf_filter *f, int map_fd,
+				  const struct frec_cgroup_filter *cgroups, size_t n, char *err,
+				  size_t errlen)
+{
+	struct frec_cgroup_filter final[FREC_MAX_CGROUP_FILTER], end = { 0 };
+	size_t i, nfinal = 0, nadded = 0, at;
+	int ret;
+
+	ret = frecd_bpf_filter__check_cgroups(n, err, errlen);
+	if (ret)
+		return ret;
+	/* The final list: the kept entries in their old order, then the new
+	 * ones. Writing slot i then only ever overwrites an entry that is
+	 * gone or already in its place (i <= its old slot). */
+	for (i = 0; i < f->ncgroups; i++)
+		if (has_cgroup(cgroups, n, f->cgroups[i].id))
+			final[nfinal++] = f->cgroups[i];
+	for (i = 0; i < n; i++)
+		if (!has_cgroup(f->cgroups, f->ncgroups, cgroups[i].id) &&
+		    !has_cgroup(final, nfinal, cgroups[i].id))
+			final[nfinal + nadded++] = cgroups[i];
+	nfinal += nadded;
+	/* First the new ones after the old list (when there is room), so
+	 * that for a moment the programs read both lists. */
+	if (nadded && f->ncgroups + nadded <= FREC_MAX_CGROUP_FILTER) {
+		at = f->ncgroups;
+		for (i = nfinal - nadded; i < nfinal; i++)
+			if ((ret = put(map_fd, at++, &final[i], err, errlen)))
+				return ret;
+		if ((ret = put(map_fd, at, &end, err, errlen)))
+			return ret;
+	}
+	for (i = 0; i < nfinal; i++)
+		if ((ret = put(map_fd, i, &final[i], err, errlen)))
+			return ret;
+	if ((ret = put(map_fd, nfinal, &end, err, errlen)))
+		return ret;
+	memcpy(f->cgroups, final, nfinal * sizeof(*final));
+	f->ncgroups = nfinal;
+	return 0;
+}
+
+const struct frec_cgroup_filter *frecd_bpf_filter__cgroups(const struct frecd_bpf_filter *f,
+							   size_t *n)
+{
+	*n = f->ncgroups;
+	return f->cgroups;
 }

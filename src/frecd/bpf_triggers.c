@@ -10,6 +10,7 @@
 #include "frec.skel.h"
 #include "../../bpf/frec.h"
 #include "frecd/bpf_triggers.h"
+#include "frecd/cgroup_state.h"
 #include "frecd/kversion.h"
 
 #define TRIG_PREFIX	"frec_trig_"
@@ -58,6 +59,39 @@ __u32 frecd_bpf_triggers__kinds(const struct frec_trigger_bpf *t, __u32 n)
 		if (t[i].kind && t[i].kind < FREC_TRIG__MAX)
 			kinds |= 1u << t[i].kind;
 	return kinds;
+}
+
+int frecd_bpf_triggers__set_cgroup(struct frec_trigger_bpf *t, const char *spec,
+				   const char *cgroup, char *err, size_t errlen)
+{
+	const struct frecd_cgroupfs *fs = frecd_cgroup_state__fs();
+	char norm[PATH_MAX], msg[PATH_MAX + 256];
+	int ret;
+
+	t->cgroup_id = 0;
+	t->cgroup_level = 0;
+	if (!cgroup)
+		return 0;
+	if (!fs) {
+		snprintf(err, errlen, "trigger '%s': cgroup=%s: no cgroup hierarchy is open", spec,
+			 cgroup);
+		return -ENOENT;
+	}
+	ret = frecd_cgroupfs__lookup(fs, cgroup, &t->cgroup_id, &t->cgroup_level, norm,
+				     sizeof(norm), msg, sizeof(msg));
+	if (ret)
+		snprintf(err, errlen, "trigger '%s': cgroup=%s: %s", spec, cgroup, msg);
+	return ret;
+}
+
+bool frecd_bpf_triggers__cgroups(const struct frec_trigger_bpf *t, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; t && i < n; i++)
+		if (t[i].kind && t[i].cgroup_id)
+			return true;
+	return false;
 }
 
 /*
@@ -113,6 +147,7 @@ int frecd_bpf_triggers__prepare(struct frecd_bpf_triggers *bt, struct frec_bpf *
 
 	skel->rodata->trig_kinds = kinds;
 	skel->rodata->trig_task_storage = ts;
+	skel->rodata->trig_cgroups = frecd_bpf_triggers__cgroups(t, n);
 	/* The map not used: a 1-entry hash, so that a kernel without task
 	 * storage creates it too; the knob prunes every use of it. */
 	if (!ts && ((ret = bpf_map__set_type(skel->maps.trig_task, BPF_MAP_TYPE_HASH)) ||

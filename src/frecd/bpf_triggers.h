@@ -32,6 +32,15 @@ void frecd_bpf_triggers__free(struct frecd_bpf_triggers *bt);
 /* The kinds of table t (n entries) as bits 1 << kind; kind 0 and those
  * past FREC_TRIG__MAX are not counted. */
 __u32 frecd_bpf_triggers__kinds(const struct frec_trigger_bpf *t, __u32 n);
+/*
+ * Trigger spec's cgroup= path (NULL: none) into t's cgroup_id and
+ * cgroup_level, in the hierarchy frecd records (cgroup_state.h). 0, or
+ * -errno with "trigger 'SPEC': cgroup /x: no cgroup ..." in err.
+ */
+int frecd_bpf_triggers__set_cgroup(struct frec_trigger_bpf *t, const char *spec,
+				   const char *cgroup, char *err, size_t errlen);
+/* Whether a trigger of t has cgroup= (the programs' trig_cgroups knob). */
+bool frecd_bpf_triggers__cgroups(const struct frec_trigger_bpf *t, __u32 n);
 
 /*
  * Whether a tp_btf object keeps per-thread state in task storage here (else

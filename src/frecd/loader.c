@@ -31,7 +31,7 @@ struct frecd_bpf {
 	char *btf_path;
 	/* The maps, as fds of our own: the same maps outlive a reload of the
 	 * programs (frecd_bpf__set_filter()), so these never change. */
-	int rings_fd, counters_fd, filter_fd;
+	int rings_fd, counters_fd, filter_fd, cgroup_filter_fd;
 	struct frecd_bpf_rings *rings;	/* one per possible CPU, in rings_fd */
 	struct frecd_bpf_filter *filter;	/* what filter_fd holds */
 	struct frecd_bpf_triggers *trig;	/* the triggers' maps; opts.triggers is its table */
@@ -160,7 +160,8 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	if (reuse) {
 		if ((ret = bpf_map__reuse_fd(skel->maps.rings, reuse->rings_fd)) ||
 		    (ret = bpf_map__reuse_fd(skel->maps.counters, reuse->counters_fd)) ||
-		    (ret = bpf_map__reuse_fd(skel->maps.pid_filter, reuse->filter_fd))) {
+		    (ret = bpf_map__reuse_fd(skel->maps.pid_filter, reuse->filter_fd)) ||
+		    (ret = bpf_map__reuse_fd(skel->maps.cgroup_filter, reuse->cgroup_filter_fd))) {
 			snprintf(err, errlen, "cannot share the maps with the new programs: %s",
 				 strerror(-ret));
 			return ret;
@@ -177,6 +178,9 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 	skel->rodata->wakeup_threshold = frecd_bpf_rings__wakeup_threshold(ring_bytes);
 	skel->rodata->self_tgid = opts->self_tgid;
 	skel->rodata->filter_pids = opts->npids > 0;
+	skel->rodata->filter_cgroups = opts->ncgroups > 0;
+	skel->rodata->cgroup_mode = opts->cgroup_mode;
+	skel->rodata->cgroup_v1_ssid = opts->cgroup_v1_ssid;
 	skel->rodata->switch_has_state_arg = has_state;
 	skel->rodata->kernel_version = frecd_kversion__get();
 	skel->rodata->stack_offcpu = opts->stack_offcpu;
@@ -254,6 +258,10 @@ static int try_start(struct frecd_bpf *b, const struct frecd_bpf_opts *opts, boo
 				    opts->npids, err, errlen);
 	if (ret)
 		return ret;
+	ret = frecd_bpf_filter__set_cgroups(b->filter, bpf_map__fd(b->skel->maps.cgroup_filter),
+					    opts->cgroups, opts->ncgroups, err, errlen);
+	if (ret)
+		return ret;
 	return attach_all(b, b->skel, err, errlen);
 }
 
@@ -264,6 +272,8 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	int ret;
 
 	ret = frecd_bpf_filter__check(opts->npids, err, errlen);
+	if (!ret)
+		ret = frecd_bpf_filter__check_cgroups(opts->ncgroups, err, errlen);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -271,13 +281,15 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->rings_fd = b->counters_fd = b->filter_fd = -1;
+	b->rings_fd = b->counters_fd = b->filter_fd = b->cgroup_filter_fd = -1;
 	b->has_state = has_state;
 	b->opts = *opts;
 	if (!b->opts.stack_depth)
 		b->opts.stack_depth = FREC_DEFAULT_STACK_DEPTH;
 	b->opts.pids = NULL;
 	b->opts.npids = 0;
+	b->opts.cgroups = NULL;	/* b->filter keeps them */
+	b->opts.ncgroups = 0;
 	b->opts.btf_path = NULL;
 	b->opts.triggers = NULL;	/* the caller's: b->trig keeps a copy */
 	b->opts.ntriggers = 0;
@@ -329,7 +341,8 @@ done:
 	b->rings_fd = fcntl(bpf_map__fd(b->skel->maps.rings), F_DUPFD_CLOEXEC, 3);
 	b->counters_fd = fcntl(bpf_map__fd(b->skel->maps.counters), F_DUPFD_CLOEXEC, 3);
 	b->filter_fd = fcntl(bpf_map__fd(b->skel->maps.pid_filter), F_DUPFD_CLOEXEC, 3);
-	if (b->rings_fd < 0 || b->counters_fd < 0 || b->filter_fd < 0) {
+	b->cgroup_filter_fd = fcntl(bpf_map__fd(b->skel->maps.cgroup_filter), F_DUPFD_CLOEXEC, 3);
+	if (b->rings_fd < 0 || b->counters_fd < 0 || b->filter_fd < 0 || b->cgroup_filter_fd < 0) {
 		ret = errno;
 		snprintf(err, errlen, "cannot keep the maps' descriptors: %s", strerror(ret));
 		frecd_bpf__destroy(b);
@@ -351,6 +364,8 @@ void frecd_bpf__destroy(struct frecd_bpf *b)
 		close(b->counters_fd);
 	if (b->filter_fd >= 0)
 		close(b->filter_fd);
+	if (b->cgroup_filter_fd >= 0)
+		close(b->cgroup_filter_fd);
 	frecd_bpf_filter__free(b->filter);
 	frecd_bpf_triggers__free(b->trig);
 	free(b->btf_path);
@@ -370,6 +385,22 @@ const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes)
 int frecd_bpf__counters_fd(const struct frecd_bpf *b)
 {
 	return b->counters_fd;
+}
+
+int frecd_bpf__pid_filter_fd(const struct frecd_bpf *b)
+{
+	return b->filter_fd;
+}
+
+int frecd_bpf__cgroup_filter_fd(const struct frecd_bpf *b)
+{
+	return b->cgroup_filter_fd;
+}
+
+void frecd_bpf__cgroup_mode(const struct frecd_bpf *b, __u32 *mode, __u32 *v1_ssid)
+{
+	*mode = b->opts.cgroup_mode;
+	*v1_ssid = b->opts.cgroup_v1_ssid;
 }
 
 /*
@@ -407,63 +438,97 @@ static int swap_in(struct frecd_bpf *b, struct frec_bpf *skel,
 	return 0;
 }
 
-struct old_pids {
+struct old_filter {
 	__u32 pids[FREC_MAX_PID_FILTER];
 	size_t n;
+	struct frec_cgroup_filter cgroups[FREC_MAX_CGROUP_FILTER];
+	size_t ncgroups;
 };
 
 static void undo_filter(struct frecd_bpf *b, void *arg)
 {
-	struct old_pids *old = arg;
+	struct old_filter *old = arg;
 	char ignored[256];
 
 	frecd_bpf_filter__set(b->filter, b->filter_fd, old->pids, old->n, ignored,
 			      sizeof(ignored));
+	frecd_bpf_filter__set_cgroups(b->filter, b->cgroup_filter_fd, old->cgroups, old->ncgroups,
+				      ignored, sizeof(ignored));
 }
 
-int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
+/* Both maps in place: the pids, then the cgroups. */
+static int set_maps(struct frecd_bpf *b, const __u32 *pids, size_t npids,
+		    const struct frec_cgroup_filter *cgroups, size_t ncgroups, char *err,
+		    size_t errlen)
+{
+	int ret = frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
+
+	if (ret)
+		return ret;
+	return frecd_bpf_filter__set_cgroups(b->filter, b->cgroup_filter_fd, cgroups, ncgroups,
+					     err, errlen);
+}
+
+int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids,
+			  const struct frec_cgroup_filter *cgroups, size_t ncgroups, bool wakeup,
 			  char *err, size_t errlen)
 {
 	struct frecd_bpf_opts opts = b->opts;
+	const struct frec_cgroup_filter *curc;
 	struct frec_bpf *skel = NULL;
-	struct old_pids old;
+	struct old_filter *old;
+	size_t old_npids, old_ncgroups;
 	const __u32 *cur;
-	size_t old_npids;
 	int ret;
 
 	b->swap_first = b->swap_last = 0;
 	ret = frecd_bpf_filter__check(npids, err, errlen);
+	if (!ret)
+		ret = frecd_bpf_filter__check_cgroups(ncgroups, err, errlen);
 	if (ret)
 		return ret;
 	frecd_bpf_filter__pids(b->filter, &old_npids);
-	/* Same programs: only the map changes, atomically per pid. */
-	if ((npids > 0) == (old_npids > 0) && wakeup == b->opts.wakeup)
-		return frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
+	frecd_bpf_filter__cgroups(b->filter, &old_ncgroups);
+	/* Same programs: only the maps change, in place. */
+	if ((npids > 0) == (old_npids > 0) && (ncgroups > 0) == (old_ncgroups > 0) &&
+	    wakeup == b->opts.wakeup)
+		return set_maps(b, pids, npids, cgroups, ncgroups, err, errlen);
 
 	/*
 	 * Whether to filter at all, and sched_wakeup, are fixed when the
 	 * programs load (read-only data, so the verifier drops what is not
 	 * used): load a new set on the same maps, then swap the links.
 	 */
+	old = malloc(sizeof(*old));
+	if (!old) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	opts.pids = pids;
 	opts.npids = npids;
+	opts.cgroups = cgroups;
+	opts.ncgroups = ncgroups;
 	opts.wakeup = wakeup;
 	opts.triggers = frecd_bpf_triggers__table(b->trig, &opts.ntriggers);
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret)
 		goto fail;
-	cur = frecd_bpf_filter__pids(b->filter, &old.n);
-	memcpy(old.pids, cur, old.n * sizeof(*old.pids));
-	ret = frecd_bpf_filter__set(b->filter, b->filter_fd, pids, npids, err, errlen);
+	cur = frecd_bpf_filter__pids(b->filter, &old->n);
+	memcpy(old->pids, cur, old->n * sizeof(*old->pids));
+	curc = frecd_bpf_filter__cgroups(b->filter, &old->ncgroups);
+	memcpy(old->cgroups, curc, old->ncgroups * sizeof(*old->cgroups));
+	ret = set_maps(b, pids, npids, cgroups, ncgroups, err, errlen);
 	if (ret)
 		goto fail;
-	ret = swap_in(b, skel, undo_filter, &old, err, errlen);
+	ret = swap_in(b, skel, undo_filter, old, err, errlen);
 	if (!ret)
 		b->opts.wakeup = wakeup;
+	free(old);
 	return ret;
 fail:
 	frecd_log__replay_libbpf();
 	frec_bpf__destroy(skel);
+	free(old);
 	return ret;
 }
 
@@ -500,6 +565,7 @@ int frecd_bpf__set_stacks(struct frecd_bpf *b, bool offcpu, __u32 depth, char *e
 	opts.stack_offcpu = offcpu;
 	opts.stack_depth = depth;
 	opts.pids = frecd_bpf_filter__pids(b->filter, &opts.npids);
+	opts.cgroups = frecd_bpf_filter__cgroups(b->filter, &opts.ncgroups);
 	opts.triggers = frecd_bpf_triggers__table(b->trig, &opts.ntriggers);
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);
 	if (ret) {
@@ -546,11 +612,12 @@ int frecd_bpf__set_triggers(struct frecd_bpf *b, const struct frec_trigger_bpf *
 	}
 	cur = frecd_bpf_triggers__table(b->trig, &opts.ntriggers);
 	/* The same kinds: the same programs, a new table in place. */
-	if (kinds == (frecd_bpf_triggers__kinds(cur, opts.ntriggers) & FRECD_TRIG_SCHED_KINDS))
+	if (kinds == (frecd_bpf_triggers__kinds(cur, opts.ntriggers) & FRECD_TRIG_SCHED_KINDS) &&
+	    frecd_bpf_triggers__cgroups(t, n) == frecd_bpf_triggers__cgroups(cur, opts.ntriggers))
 		return frecd_bpf_triggers__fill(b->trig, b->skel, t, n, err, errlen);
 
 	/* Which kinds are evaluated is fixed at load (trig_kinds, and which
-	 * programs): a new set, swapped in as set_filter() does. Its fill
+	 * programs), and whether cgroup= is checked (trig_cgroups): a new set, swapped in as set_filter() does. Its fill
 	 * writes the shared table, which the old set reads until the swap:
 	 * entries of a kind it does not evaluate are not its concern, and
 	 * its masks only name ids of its own kinds. */
@@ -566,6 +633,7 @@ int frecd_bpf__set_triggers(struct frecd_bpf *b, const struct frec_trigger_bpf *
 	/* b->opts keeps no pids: the filter map has them, and a set loaded
 	 * without them would not filter at all */
 	opts.pids = frecd_bpf_filter__pids(b->filter, &opts.npids);
+	opts.cgroups = frecd_bpf_filter__cgroups(b->filter, &opts.ncgroups);
 	opts.triggers = t;
 	opts.ntriggers = n;
 	ret = load_skel(b, &skel, &opts, b->raw_tp, b->has_state, b, err, errlen);

@@ -43,6 +43,13 @@ struct frecd_bpf_opts {
 	 * Off, none of the capture is loaded (bpf/stack.bpf.h). */
 	bool stack_offcpu;
 	__u32 stack_depth;
+	/* Cgroups (bpf/cgroup.bpf.h): FREC_CGROUP_NONE (nothing read), _V2,
+	 * or _V1 with the controller's cgroup_v1_ssid; and --cgroup's
+	 * filter, ncgroups entries (0: none), joined to -p's as a union. */
+	__u32 cgroup_mode;
+	__u32 cgroup_v1_ssid;
+	const struct frec_cgroup_filter *cgroups;
+	size_t ncgroups;
 };
 
 struct frecd_bpf;
@@ -60,14 +67,16 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 void frecd_bpf__destroy(struct frecd_bpf *b);
 
 /*
- * Change the -p filter to pids (tgids; none: every process) and whether
+ * Change the -p filter to pids (tgids; none: every process), the --cgroup
+ * filter to cgroups (none: every cgroup), and whether
  * sched_wakeup is recorded, while recording: the filter map is updated in
  * place; when filtering starts or stops, or wakeup changes, a new set of
  * programs is loaded on the same maps and swapped in (events in the few
  * milliseconds between are not recorded). On failure the old set stays
  * attached. 0, or -errno with the cause in err.
  */
-int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids, bool wakeup,
+int frecd_bpf__set_filter(struct frecd_bpf *b, const __u32 *pids, size_t npids,
+			  const struct frec_cgroup_filter *cgroups, size_t ncgroups, bool wakeup,
 			  char *err, size_t errlen);
 /*
  * A reload's new triggers (the same shape as in opts). The table is written
@@ -121,6 +130,11 @@ void frecd_bpf__last_swap(const struct frecd_bpf *b, __u64 *first_ts, __u64 *las
 int frecd_bpf__rings_fd(const struct frecd_bpf *b);
 const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes);
 int frecd_bpf__counters_fd(const struct frecd_bpf *b);
+/* The filters' maps, for the probes' object (reuse_fd), and the cgroup
+ * hierarchy the programs read (the probes' object takes the same). */
+int frecd_bpf__pid_filter_fd(const struct frecd_bpf *b);
+int frecd_bpf__cgroup_filter_fd(const struct frecd_bpf *b);
+void frecd_bpf__cgroup_mode(const struct frecd_bpf *b, __u32 *mode, __u32 *v1_ssid);
 bool frecd_bpf__raw_tp(const struct frecd_bpf *b);	/* the raw_tp set was loaded */
 size_t frecd_bpf__nattached(const struct frecd_bpf *b);
 /* One line per attached program: "sched: tp_btf/sched_switch (frec_switch)". */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <frec/recorder.h>
+#include "frecd/cgroup_state.h"
 #include "frecd/check.h"
 #include "frecd/config.h"
 #include "frecd/daemon.h"
@@ -61,7 +62,8 @@ static void fill_config(struct frec_config_summary *c, const __u32 *tgids, size_
 	c->period_ns = opts.period_ns;
 	c->ring_bytes = opts.ring_bytes;
 	frecd_pids__summarize(c, tgids, ntgids);
-	c->flags = (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0) |
+	frecd_cgroup_state__summary(c);
+	c->flags |= (raw_tp ? FREC_CFG_RAW_TP : 0) | (opts.wakeup ? FREC_CFG_WAKEUP : 0) |
 		   frecd_stacks__config_flags(opts.stacks);
 }
 
@@ -127,6 +129,11 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+	if (frecd_cgroup_state__start(&opts, NULL, err, sizeof(err))) {
+		fprintf(stderr, "frecd: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	/* The triggers' probes join the set (unless --probe has them), then
 	 * the programs' table names them by their ids. */
 	triggers = calloc(1, sizeof(*triggers));
@@ -182,6 +189,7 @@ int main(int argc, char **argv)
 	bopts.ntriggers = triggers->n;
 	bopts.stack_offcpu = opts.stacks & FRECD_STACKS_OFFCPU;
 	bopts.stack_depth = opts.stack_depth;
+	frecd_cgroup_state__bpf_opts(&bopts);
 	if (frecd_bpf__preflight(&bopts, err, sizeof(err))) {
 		fprintf(stderr, "frecd: %s\n", err);
 		goto out;
@@ -234,6 +242,7 @@ int main(int argc, char **argv)
 			 strerror(-ret));
 	else
 		log_debug("named %d threads from /proc", ret);
+	frecd_cgroup_state__log();
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
 	if (!bpf) {
 		log_error("%s", err);
@@ -264,6 +273,7 @@ int main(int argc, char **argv)
 			.stack_depth = opts.stack_depth,
 		};
 
+		frecd_cgroup_state__probe_opts(&popts, bpf);
 		if (frec_probes__attach(probes, &popts, err, sizeof(err))) {
 			log_error("%s", err);
 			goto out;
@@ -350,7 +360,7 @@ int main(int argc, char **argv)
 		 (unsigned long long)(opts.period_ns / 1000000),
 		 frecd_format_size(opts.ring_bytes, sz2, sizeof(sz2)), dopts.nrings,
 		 frecd_format_size(ring_each, sz3, sizeof(sz3)),
-		 ntgids ? "filtered by -p" : "all processes", opts.output_dir);
+		 frecd_cgroup_state__filter_words(ntgids), opts.output_dir);
 
 	ret = frecd_daemon__run(&dopts);
 	status = ret ? 1 : 0;
@@ -373,5 +383,6 @@ out:
 	/* A reload may have replaced the one opened here. */
 	frecd_outdir__free(dopts.outdir ? dopts.outdir : outdir);
 	frecd_config__free(cfg);
+	frecd_cgroup_state__stop();
 	return status;
 }

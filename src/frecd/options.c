@@ -53,6 +53,8 @@ enum {
 	OPT_ON_SNAPSHOT_TIMEOUT,
 	OPT_STACKS,
 	OPT_STACK_DEPTH,
+	OPT_CGROUP,
+	OPT_CGROUP_HIERARCHY,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +64,8 @@ static const struct option long_options[] = {
 	{ "period",	required_argument, NULL, OPT_PERIOD },
 	{ "ring-size",	required_argument, NULL, OPT_RING_SIZE },
 	{ "pid",	required_argument, NULL, 'p' },
+	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
+	{ "cgroup-hierarchy", required_argument, NULL, OPT_CGROUP_HIERARCHY },
 	{ "probe",	required_argument, NULL, OPT_PROBE },
 	{ "probe-args",	required_argument, NULL, OPT_PROBE_ARGS },
 	{ "trigger",	required_argument, NULL, OPT_TRIGGER },
@@ -102,6 +106,7 @@ void frecd_options__init(struct frecd_options *o)
 	o->keep = FRECD_DEFAULT_KEEP;
 	o->keep_bytes = FRECD_DEFAULT_KEEP_BYTES;
 	o->on_snapshot_timeout_ns = FRECD_DEFAULT_ON_SNAPSHOT_TIMEOUT_NS;
+	o->cgroup_hierarchy = "auto";
 }
 
 int frecd_parse_size(const char *s, __u64 *out)
@@ -283,6 +288,42 @@ static int add_pid(struct frecd_options *o, const char *arg, char *err, size_t e
 	return 0;
 }
 
+/* --cgroup PATH: a path as /proc/PID/cgroup shows it, or one under the
+ * cgroup mount; resolved once the hierarchy is chosen (cgroupfs.h). */
+static int add_cgroup(struct frecd_options *o, const char *arg, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (*arg != '/')
+		return usage_error(err, errlen,
+				   "--cgroup '%s': not a cgroup path; give the path /proc/PID/cgroup shows for a process in it, e.g. --cgroup /system.slice/app.service",
+				   arg);
+	for (i = 0; i < o->ncgroups; i++)
+		if (!strcmp(o->cgroups[i], arg))
+			return 0;
+	if (o->ncgroups == FRECD_MAX_CGROUPS)
+		return usage_error(err, errlen, "--cgroup %s: too many cgroups; at most %d --cgroup",
+				   arg, FRECD_MAX_CGROUPS);
+	o->cgroups[o->ncgroups++] = arg;
+	return 0;
+}
+
+/* --cgroup-hierarchy: auto, v2, none, or a v1 controller's name. */
+static int set_hierarchy(struct frecd_options *o, const char *arg, char *err, size_t errlen)
+{
+	size_t i, n = strlen(arg);
+
+	for (i = 0; i < n; i++)
+		if (!islower((unsigned char)arg[i]) && !isdigit((unsigned char)arg[i]) && arg[i] != '_')
+			break;
+	if (!n || i < n || n > 15)
+		return usage_error(err, errlen,
+				   "--cgroup-hierarchy '%s': use auto, v2, none or a v1 controller's name, e.g. pids",
+				   arg);
+	o->cgroup_hierarchy = arg;
+	return 0;
+}
+
 /* "60", "2.5" (seconds), "30s", "500ms". 0, -EINVAL, -ERANGE. */
 /* Seconds ("60", "2.5"), or a duration with its unit ("60s", "500ms"). */
 static int parse_timeout(const char *arg, __u64 *out_ns)
@@ -405,6 +446,10 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 		return 0;
 	case 'p':
 		return add_pid(o, arg, err, errlen);
+	case OPT_CGROUP:
+		return add_cgroup(o, arg, err, errlen);
+	case OPT_CGROUP_HIERARCHY:
+		return set_hierarchy(o, arg, err, errlen);
 	case OPT_PROBE:
 		if (!*arg)
 			return usage_error(err, errlen,
@@ -716,6 +761,13 @@ void frecd_options__usage(FILE *out)
 "                       threads, also those it starts later; not the processes\n"
 "                       it forks (their fork is recorded), nor a process that\n"
 "                       replaces it under a new pid; repeatable\n"
+"      --cgroup PATH    record only events that concern threads in this cgroup\n"
+"                       or below it (the path /proc/PID/cgroup shows, or one\n"
+"                       under the cgroup mount); with -p, the events of either;\n"
+"                       repeatable, at most 16\n"
+"      --cgroup-hierarchy auto|v2|none|CONTROLLER\n"
+"                       whose cgroups events carry: the v2 hierarchy, a v1\n"
+"                       controller's (e.g. pids), or none (default auto)\n"
 "      --probe SPEC     also record a user function or USDT probe; repeatable:\n"
 "                       uprobe:PATH:FUNC[+OFF], uretprobe:PATH:FUNC,\n"
 "                       func:PATH:FUNC (entry and return), usdt:PATH:PROV:NAME\n"

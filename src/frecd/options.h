@@ -22,6 +22,7 @@
 #define FRECD_DEFAULT_RING_BYTES	(16ull << 20)
 #define FRECD_DEFAULT_PROBE_ARGS	3
 #define FRECD_MAX_PIDS			1024
+#define FRECD_MAX_CGROUPS		16	/* FREC_MAX_CGROUP_FILTER */
 #define FRECD_DEFAULT_CONFIG		"/etc/frec/frecd.conf"
 #define FRECD_DEFAULT_SOCKET		"/run/frec/frecd.sock"
 #define FRECD_DEFAULT_KEEP		100
@@ -46,6 +47,9 @@ struct frecd_options {
 	__u64 ring_bytes;		/* --ring-size */
 	__u32 pids[FRECD_MAX_PIDS];	/* -p, in the order given, no duplicates */
 	size_t npids;
+	const char *cgroups[FRECD_MAX_CGROUPS];	/* --cgroup PATH, resolved later */
+	size_t ncgroups;
+	const char *cgroup_hierarchy;	/* --cgroup-hierarchy: auto, v2, none, CONTROLLER */
 	const char *probes[FREC_MAX_PROBES]; /* --probe SPEC, validated later */
 	size_t nprobes;
 	__u32 probe_args;		/* --probe-args */

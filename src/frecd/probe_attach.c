@@ -17,6 +17,7 @@
 #include "../../bpf/frec.h"
 #include "frecd/bpf_rings.h"
 #include "frecd/bpf_triggers.h"
+#include "frecd/log.h"
 #include "frecd/probe_set.h"
 #include "frecd/recursion.h"
 #include "probe.skel.h"
@@ -155,6 +156,19 @@ static void track_programs(struct probe_bpf *skel, bool track)
 	}
 }
 
+/* With --cgroup a probe traps in every process: for a library that is
+ * every process that maps it, which costs each of them. Said once per
+ * library probe. */
+static void warn_library(const struct probe_entry *e)
+{
+	const char *base = strrchr(e->path, '/');
+
+	base = base ? base + 1 : e->path;
+	if (strstr(base, ".so"))
+		log_warn("every process that maps %s traps at probe '%s'; only the cgroup's hits are recorded",
+			 base, e->name);
+}
+
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen)
 {
@@ -182,6 +196,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		return -EINVAL;
 	}
 	npids = o.npids && o.pids ? o.npids : 0;
+	if (o.filter_cgroups)
+		npids = 0;	/* every process: the programs filter (probe.bpf.c) */
 	kinds = frecd_bpf_triggers__kinds(o.triggers, o.ntriggers) & PROBE_TRIG_KINDS;
 	if (kinds && (o.triggers_fd < 0 || o.trigger_state_fd < 0)) {
 		snprintf(err, errlen, "probe triggers need frecd's trigger maps");
@@ -234,6 +250,19 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		goto err_out;
 	}
 	skel->rodata->trig_kinds = kinds;
+	skel->rodata->trig_cgroups = kinds && frecd_bpf_triggers__cgroups(o.triggers, o.ntriggers);
+	skel->rodata->cgroup_mode = o.cgroup_mode;
+	skel->rodata->cgroup_v1_ssid = o.cgroup_v1_ssid;
+	if (o.filter_cgroups) {
+		skel->rodata->filter_pids = o.npids > 0;
+		skel->rodata->filter_cgroups = true;
+		if ((ret = bpf_map__reuse_fd(skel->maps.pid_filter, o.pid_filter_fd)) ||
+		    (ret = bpf_map__reuse_fd(skel->maps.cgroup_filter, o.cgroup_filter_fd))) {
+			snprintf(err, errlen, "sharing frecd's filters with the probes: %s",
+				 strerror(-ret));
+			goto err_out;
+		}
+	}
 	if (kinds) {
 		/* frecd's table and state: the scheduler's and the probes'
 		 * firings share one cooldown per trigger */
@@ -271,6 +300,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		goto err_out;
 	}
 	for (i = 0; i < p->n; i++) {
+		if (o.filter_cgroups)
+			warn_library(&p->ents[i]);
 		for (j = 0; j < (npids ? npids : 1); j++) {
 			int pid = npids ? (int)o.pids[j] : -1;
 			struct bpf_link *l = attach_one(skel, &p->ents[i], (__u32)(i + 1), pid);

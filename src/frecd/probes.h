@@ -42,6 +42,17 @@ struct frec_probes_attach_opts {
 	 * (0: the default); off, none of the capture is loaded. */
 	bool stack_probes;
 	__u32 stack_depth;
+	/* --cgroup: the probes attach to every process (pid -1) and keep
+	 * the hits of current's process and cgroup that -p and --cgroup keep,
+	 * through frecd's filter maps (frecd_bpf__pid_filter_fd() and
+	 * frecd_bpf__cgroup_filter_fd()). cgroup_mode and cgroup_v1_ssid are
+	 * the scheduler programs' (frecd_bpf__cgroup_mode()), also for
+	 * cgroup= triggers. */
+	bool filter_cgroups;
+	int pid_filter_fd;
+	int cgroup_filter_fd;
+	__u32 cgroup_mode;
+	__u32 cgroup_v1_ssid;
 };
 
 struct frec_probes *frec_probes__new(void);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <frec/recorder.h>
+#include "frecd/cgroup_state.h"
 #include "frecd/clock.h"
 #include "frecd/config.h"
 #include "frecd/daemon.h"
@@ -79,6 +80,17 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* The cgroup hierarchy is chosen once, at start: the recorded ids and the
+ * header say which it is. */
+static void keep_hierarchy(struct frecd_options *next, const struct frecd_options *cur)
+{
+	if (same_str(next->cgroup_hierarchy, cur->cgroup_hierarchy))
+		return;
+	log_warn("reload: cgroup-hierarchy changed from %s to %s: restart to change the hierarchy; still %s",
+		 cur->cgroup_hierarchy, next->cgroup_hierarchy, cur->cgroup_hierarchy);
+	next->cgroup_hierarchy = cur->cgroup_hierarchy;
+}
+
 /*
  * The settings that shape the recorder or the process: a change is logged
  * and the running value kept, so that next describes what runs.
@@ -123,6 +135,7 @@ static void keep_restart_only(struct frecd_options *next, const struct frecd_opt
 			 rs->boot_btf ? rs->boot_btf : "the kernel's");
 	}
 	next->btf_path = rs->boot_btf;
+	keep_hierarchy(next, cur);
 	if (!same_str(next->socket_path, rs->boot_socket))
 		log_warn("reload: socket changed from %s to %s, which takes a restart; still %s",
 			 rs->boot_socket, next->socket_path, rs->boot_socket);
@@ -179,7 +192,8 @@ static __u64 ring_bytes_each(const struct frecd_bpf *bpf)
 
 static int attach_probes(struct frec_probes *p, const struct frecd_service_opts *so,
 			 const struct frecd_trigger_set *t, const __u32 *tgids, size_t ntgids,
-			 const struct frecd_options *o, char *err, size_t errlen)
+			 const struct frecd_cgroup_list *cgroups, const struct frecd_options *o,
+			 char *err, size_t errlen)
 {
 	struct frec_probes_attach_opts popts = {
 		.sz = sizeof(popts),
@@ -201,6 +215,8 @@ static int attach_probes(struct frec_probes *p, const struct frecd_service_opts 
 
 	if (!frec_probes__count(p))
 		return 0;
+	frecd_cgroup_state__probe_opts(&popts, so->bpf);
+	popts.filter_cgroups = cgroups->n > 0;
 	return frec_probes__attach(p, &popts, err, errlen);
 }
 
@@ -234,9 +250,11 @@ static void mark_gap(struct frec_recorder *rec, __u64 first_ts, __u64 last_ts)
 /* Change the filter; a swap of the scheduler programs is marked as a gap
  * in the recording, whether or not it succeeded. */
 static int set_filter(const struct frecd_service_opts *so, const __u32 *tgids, size_t ntgids,
-		      bool wakeup, char *err, size_t errlen)
+		      const struct frecd_cgroup_list *cgroups, bool wakeup, char *err,
+		      size_t errlen)
 {
-	int ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, wakeup, err, errlen);
+	int ret = frecd_bpf__set_filter(so->bpf, tgids, ntgids, cgroups->f, cgroups->n, wakeup,
+					err, errlen);
 	__u64 first, last;
 
 	frecd_bpf__last_swap(so->bpf, &first, &last);
@@ -315,7 +333,8 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	int ret = 0;
 
 	if (p->filter_changed) {
-		ret = set_filter(so, p->tgids, p->ntgids, p->next.wakeup, err, sizeof(err));
+		ret = set_filter(so, p->tgids, p->ntgids, &p->cgroups, p->next.wakeup, err,
+				 sizeof(err));
 		if (ret)
 			goto undo_probes;
 	}
@@ -331,8 +350,8 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 				 sizeof(err));
 		if (ret) {
 			if (p->filter_changed &&
-			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
-				       sizeof(ignored)))
+			    set_filter(so, rs->tgids, rs->ntgids, frecd_cgroup_state__list(),
+				       cur->wakeup, ignored, sizeof(ignored)))
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
 		}
@@ -344,15 +363,15 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		frecd_daemon__flush(d);
 		t0 = frecd_clock__mono_ms();
 		ret = attach_probes(p->probes, so, p->triggers ? p->triggers : *so->triggers,
-				    p->tgids, p->ntgids, &p->next, err, sizeof(err));
+				    p->tgids, p->ntgids, &p->cgroups, &p->next, err, sizeof(err));
 		if (ret) {
 			if (p->stacks_changed &&
 			    set_stacks(so, cur->stacks & FRECD_STACKS_OFFCPU, cur->stack_depth,
 				       ignored, sizeof(ignored)))
 				log_error("reload: cannot put the previous --stacks back: %s", ignored);
 			if (p->filter_changed &&
-			    set_filter(so, rs->tgids, rs->ntgids, cur->wakeup, ignored,
-				       sizeof(ignored)))
+			    set_filter(so, rs->tgids, rs->ntgids, frecd_cgroup_state__list(),
+				       cur->wakeup, ignored, sizeof(ignored)))
 				log_error("reload: cannot put the previous -p filter back: %s", ignored);
 			goto undo_probes;
 		}
@@ -372,6 +391,8 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	memcpy(rs->tgids, p->tgids, p->ntgids * sizeof(*p->tgids));
 	rs->ntgids = p->ntgids;
 	frecd_pids__summarize(&so->dopts->config, p->tgids, p->ntgids);
+	frecd_cgroup_state__set_list(&p->cgroups);
+	frecd_cgroup_state__summary(&so->dopts->config);
 	if (p->next.wakeup)
 		so->dopts->config.flags |= FREC_CFG_WAKEUP;
 	else
@@ -396,7 +417,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
 		 *so->triggers ? (*so->triggers)->n : 0,
-		 rs->ntgids ? "filtered by -p" : "all processes", cur->wakeup ? "on" : "off",
+		 frecd_cgroup_state__filter_words(rs->ntgids), cur->wakeup ? "on" : "off",
 		 cur->stacks ? ", stacks " : "", cur->stacks ? frecd_format_stacks(cur->stacks) : "",
 		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
 	plan_free(p);
@@ -406,13 +427,38 @@ undo_probes:
 	if (probes_changed) {
 		char again[512];
 
-		if (attach_probes(p->old, so, *so->triggers, rs->tgids, rs->ntgids, cur, again,
-				  sizeof(again)))
+		if (attach_probes(p->old, so, *so->triggers, rs->tgids, rs->ntgids,
+				  frecd_cgroup_state__list(), cur, again, sizeof(again)))
 			log_error("reload: cannot attach the previous probes again: %s; restart frecd",
 				  again);
 	}
 	log_error("reload failed: %s; the running configuration stays", err);
 	plan_free(p);
+	return ret;
+}
+
+/* The --cgroup list of the new configuration, looked up again: a cgroup
+ * re-created under its old path has a new id. */
+static int resolve_cgroups(struct frecd_reload_plan *p, char *err, size_t errlen)
+{
+	const struct frecd_cgroupfs *fs = frecd_cgroup_state__fs();
+	char msg[768], where[PATH_MAX + 32];
+	size_t i;
+	int ret;
+
+	memset(&p->cgroups, 0, sizeof(p->cgroups));
+	if (!fs || !p->next.ncgroups)
+		return 0;
+	ret = frecd_cgroupfs__resolve(fs, "cgroup", p->next.cgroups, p->next.ncgroups, &p->cgroups,
+				      msg, sizeof(msg));
+	if (!ret)
+		return 0;
+	for (i = 0; i < p->next.ncgroups; i++)
+		if (strstr(msg, p->next.cgroups[i]))
+			break;
+	snprintf(err, errlen, "%s%s",
+		 i < p->next.ncgroups ? frecd_config__where(p->cfg, p->next.cgroups[i], where,
+							     sizeof(where)) : "", msg);
 	return ret;
 }
 
@@ -435,7 +481,7 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	struct frecd_reload_plan *p = &rs->plan;
 	struct frecd_options *cur = so->opts;
 	char err[1024], where[PATH_MAX + 32];
-	bool probes_changed, pids_changed, triggers_changed;
+	bool probes_changed, pids_changed, triggers_changed, probes_cgroups = false;
 	size_t i;
 	int ret;
 
@@ -453,8 +499,19 @@ int frecd_reload__run(const struct frecd_service_opts *so, struct frecd_reload_s
 	if (ret)
 		goto invalid;
 	pids_changed = !frecd_pids__same(p->tgids, p->ntgids, rs->tgids, rs->ntgids);
+	ret = resolve_cgroups(p, err, sizeof(err));
+	if (ret)
+		goto invalid;
+	if (!frecd_cgroup_list__same(&p->cgroups, frecd_cgroup_state__list())) {
+		pids_changed = true;
+		/* Probes attach to every process with --cgroup, per -p
+		 * process without: on or off attaches them again. */
+		if ((p->cgroups.n > 0) != (frecd_cgroup_state__list()->n > 0) && p->next.nprobes)
+			probes_cgroups = true;
+	}
 	/* Probes are attached per -p process: a new filter attaches them again. */
-	probes_changed = !same_probes(&p->next, cur) || (pids_changed && p->next.nprobes);
+	probes_changed = !same_probes(&p->next, cur) || probes_cgroups ||
+			 (pids_changed && p->next.nprobes && !p->cgroups.n);
 	triggers_changed = !same_triggers(&p->next, cur);
 	if (p->next.on_snapshot && !same_str(p->next.on_snapshot, cur->on_snapshot) &&
 	    access(p->next.on_snapshot, X_OK)) {

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "frecd/options.h"
+#include "frecd/cgroupfs.h"
 
 struct frecd_service_opts;
 struct frecd_daemon;
@@ -51,6 +52,7 @@ struct frecd_reload_plan {
 					 * probes they go with), or NULL: unchanged */
 	__u32 tgids[FRECD_MAX_PIDS];
 	size_t ntgids;
+	struct frecd_cgroup_list cgroups;	/* --cgroup, resolved again */
 	bool filter_changed;
 	bool stacks_changed;		/* --stacks offcpu or its depth: new scheduler programs */
 	__u64 start_ms;

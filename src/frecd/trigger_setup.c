@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "frecd/probes.h"
+#include "frecd/bpf_triggers.h"
 #include "frecd/trigger_setup.h"
 
 int frecd_trigger_set__parse(struct frecd_trigger_set *s, const char *const *texts, size_t n,
@@ -94,6 +95,8 @@ int frecd_trigger_set__build(struct frecd_trigger_set *s, const struct frec_prob
 		b->threshold_ns = ts->threshold_ns;
 		b->cooldown_ns = ts->cooldown_ns;
 		memcpy(b->comm, ts->comm, sizeof(b->comm));
+		if (frecd_bpf_triggers__set_cgroup(b, ts->spec, ts->cgroup, err, errlen))
+			return -ENOENT;
 		if (!ts->probe)
 			continue;
 		if (!p || frec_probes__find(p, ts->probe, &entry, &ret_id)) {

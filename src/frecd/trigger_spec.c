@@ -134,7 +134,10 @@ static int parse_cond(const char *text, char *cond, struct trigger_spec *ts, cha
 		    cond);
 }
 
-enum { OPT_COMM = 1, OPT_PID = 2, OPT_DELAY = 4, OPT_COOLDOWN = 8, OPT_MAX = 16, OPT_NAME = 32 };
+enum {
+	OPT_COMM = 1, OPT_PID = 2, OPT_DELAY = 4, OPT_COOLDOWN = 8, OPT_MAX = 16, OPT_NAME = 32,
+	OPT_CGROUP = 64,
+};
 
 /* One KEY=VALUE after the condition. *seen: the keys given so far. */
 static int parse_opt(const char *text, char *opt, struct trigger_spec *ts, unsigned int *seen,
@@ -146,6 +149,7 @@ static int parse_opt(const char *text, char *opt, struct trigger_spec *ts, unsig
 	} keys[] = {
 		{ "comm", OPT_COMM }, { "pid", OPT_PID }, { "delay", OPT_DELAY },
 		{ "cooldown", OPT_COOLDOWN }, { "max", OPT_MAX }, { "name", OPT_NAME },
+		{ "cgroup", OPT_CGROUP },
 	};
 	char *eq = strchr(opt, '='), *val, *end;
 	unsigned long long v;
@@ -157,24 +161,21 @@ static int parse_opt(const char *text, char *opt, struct trigger_spec *ts, unsig
 		return fail(err, errlen, text, "empty option (two commas, or one at the end); remove it");
 	if (!eq)
 		return fail(err, errlen, text,
-			    "option '%.40s' has no value; use KEY=VALUE: comm=, pid=, delay=, cooldown=, max=, name=",
+			    "option '%.40s' has no value; use KEY=VALUE: comm=, pid=, cgroup=, delay=, cooldown=, max=, name=",
 			    opt);
 	*eq = '\0';
 	val = eq + 1;
-	if (!strcmp(opt, "cgroup"))
-		return fail(err, errlen, text,
-			    "cgroup= is not supported yet: frec does not know cgroups (that needs its container support); filter with comm= or pid= instead");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(opt, keys[i].key))
 			bit = keys[i].bit;
 	if (!bit)
 		return fail(err, errlen, text,
-			    "unknown option '%.40s'; the options are comm=, pid=, delay=, cooldown=, max= and name=",
+			    "unknown option '%.40s'; the options are comm=, pid=, cgroup=, delay=, cooldown=, max= and name=",
 			    opt);
 	if (*seen & bit)
 		return fail(err, errlen, text, "%s= given twice; keep one", opt);
 	*seen |= bit;
-	if ((bit & (OPT_COMM | OPT_PID)) &&
+	if ((bit & (OPT_COMM | OPT_PID | OPT_CGROUP)) &&
 	    (ts->kind == FREC_TRIG_LOST || ts->kind == FREC_TRIG_MANUAL))
 		return fail(err, errlen, text, "%s= does not apply to %s (it concerns no thread); remove it",
 			    opt, trigger_kind__name(ts->kind));
@@ -195,6 +196,14 @@ static int parse_opt(const char *text, char *opt, struct trigger_spec *ts, unsig
 				    "pid=%s: not a process id; use a number from 1 to %d, e.g. pid=$(pidof app)",
 				    val, MAX_PID);
 		ts->pid = v;
+		return 0;
+	case OPT_CGROUP:
+		/* resolved once the hierarchy is known (bpf_triggers.h) */
+		if (*val != '/')
+			return fail(err, errlen, text,
+				    "cgroup=%s: not a cgroup path; give the path /proc/PID/cgroup shows for a process in it, e.g. cgroup=/system.slice/app.service",
+				    val);
+		ts->cgroup = val;
 		return 0;
 	case OPT_DELAY:
 	case OPT_COOLDOWN:

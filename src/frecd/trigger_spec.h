@@ -3,12 +3,12 @@
  * The syntax of one --trigger SPEC (frecd(8), "Triggers"):
  *   runq>DUR | offcpu>DUR | oncpu>DUR | func:PATH:FUNC>DUR | probe:PROBESPEC
  *   | lost | manual:NAME
- * then, after commas, any of comm=NAME, pid=PID, cgroup=PATH (refused until
- * frec knows cgroups), delay=DUR, cooldown=DUR, max=N/h or max=N/d,
+ * then, after commas, any of comm=NAME, pid=PID, cgroup=PATH (resolved
+ * later, bpf_triggers.h), delay=DUR, cooldown=DUR, max=N/h or max=N/d,
  * name=NAME. DUR is a number with us, ms or s, with an optional fraction
  * ("0" alone needs none), at most a day. The options and the condition are
- * split at commas: a probe's path cannot hold one. comm= and pid= concern a
- * thread, so lost and manual refuse them.
+ * split at commas: a probe's path cannot hold one. comm=, pid= and cgroup=
+ * concern a thread, so lost and manual refuse them.
  * Only the text is checked here; frecd resolves func: and probe: probes and
  * checks what concerns all triggers together (names, delay < --window).
  *
@@ -34,6 +34,7 @@ struct trigger_spec {
 	const char *manual;	/* manual: NAME */
 	char comm[FREC_COMM_LEN]; /* comm=, "" for any */
 	__u32 pid;		/* pid=, 0 for any */
+	const char *cgroup;	/* cgroup=, NULL for any */
 	__u64 delay_ns;
 	__u64 cooldown_ns;
 	__u32 max_count;	/* max=N/... */

@@ -121,6 +121,11 @@ static void test_options(void **state)
 	assert_int_equal(ts.pid, 4194304);
 	assert_int_equal(parse("runq>1ms,delay=500us"), 0);
 	assert_int_equal(ts.delay_ns, 500000);
+	assert_null(ts.cgroup);
+	/* the path is only checked for form here: frecd resolves it */
+	assert_int_equal(parse("offcpu>1ms,cgroup=/system.slice/a.service,comm=x"), 0);
+	assert_string_equal(ts.cgroup, "/system.slice/a.service");
+	assert_string_equal(ts.comm, "x");
 }
 
 static void test_condition_errors(void **state)
@@ -153,11 +158,13 @@ static void test_option_errors(void **state)
 {
 	char text[128];
 
-	assert_error("runq>1ms,cgroup=/sys/fs/cgroup/x", "trigger 'runq>1ms,cgroup=/sys/fs/cgroup/x': cgroup= is not supported yet: frec does not know cgroups (that needs its container support); filter with comm= or pid= instead");
+	assert_error("runq>1ms,cgroup=x", "trigger 'runq>1ms,cgroup=x': cgroup=x: not a cgroup path; give the path /proc/PID/cgroup shows for a process in it, e.g. cgroup=/system.slice/app.service");
+	assert_error("runq>1ms,cgroup=/a,cgroup=/b", "trigger 'runq>1ms,cgroup=/a,cgroup=/b': cgroup= given twice; keep one");
+	assert_error("lost,cgroup=/a", "trigger 'lost,cgroup=/a': cgroup= does not apply to lost (it concerns no thread); remove it");
 	assert_error("runq>1ms,", "trigger 'runq>1ms,': empty option (two commas, or one at the end); remove it");
 	assert_error("runq>1ms,,pid=1", "trigger 'runq>1ms,,pid=1': empty option (two commas, or one at the end); remove it");
-	assert_error("runq>1ms,comm", "trigger 'runq>1ms,comm': option 'comm' has no value; use KEY=VALUE: comm=, pid=, delay=, cooldown=, max=, name=");
-	assert_error("runq>1ms,color=red", "trigger 'runq>1ms,color=red': unknown option 'color'; the options are comm=, pid=, delay=, cooldown=, max= and name=");
+	assert_error("runq>1ms,comm", "trigger 'runq>1ms,comm': option 'comm' has no value; use KEY=VALUE: comm=, pid=, cgroup=, delay=, cooldown=, max=, name=");
+	assert_error("runq>1ms,color=red", "trigger 'runq>1ms,color=red': unknown option 'color'; the options are comm=, pid=, cgroup=, delay=, cooldown=, max= and name=");
 	assert_error("runq>1ms,pid=1,pid=2", "trigger 'runq>1ms,pid=1,pid=2': pid= given twice; keep one");
 	assert_error("lost,comm=x", "trigger 'lost,comm=x': comm= does not apply to lost (it concerns no thread); remove it");
 	assert_error("manual:a,pid=1", "trigger 'manual:a,pid=1': pid= does not apply to manual (it concerns no thread); remove it");
