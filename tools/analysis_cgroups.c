@@ -440,6 +440,8 @@ static void cgroups_text(void *p, const struct frec_report_ctx *ctx, struct frec
 		frec_table__us(o, g->runq.max, 14);
 		frec_out__str(o, "  ");
 		frec_text__str(o, group_label(g), 4096);
+		if (!a->container && !g->name && g->cgroup_id)
+			frec_out__printf(o, " (id %llu)", (unsigned long long)g->cgroup_id);
 		if (a->container && g->runtime)
 			frec_out__printf(o, " (%s)", g->runtime);
 		frec_out__char(o, '\n');

@@ -265,7 +265,7 @@ static void test_report_by_cgroup(void **state)
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	expect(c.out, "\nBy cgroup (top 4 of 4)\n");
 	expect(c.out, "  /synth.slice/cg-3.scope\n");
-	expect(c.out, "  ?\n");
+	expect(c.out, "  ? (id 64)\n");
 	captured_free(&c);
 
 	/* without --by: no such section */
