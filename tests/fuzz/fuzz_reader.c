@@ -86,15 +86,40 @@ static void check_tables(struct frec_gen *g, const struct frec_gen_info *gi)
 	}
 	if (frec_gen__probe_at(g, gi->nprobes))
 		fuzz_fail("reader: a probe past the end of the table");
+	/* section 2: sorted by id, found by id, never 0 */
+	for (__u32 i = 0; i < gi->ncgroups; i++) {
+		const struct frec_cgroup_info *c = frec_gen__cgroup_at(g, i);
+
+		if (!c)
+			fuzz_fail("reader: cgroup %u of %u is NULL", i, gi->ncgroups);
+		touch(c->path);
+		touch(c->container);
+		if (!c->id || (i && c->id <= frec_gen__cgroup_at(g, i - 1)->id))
+			fuzz_fail("reader: cgroup %u has id %llu, out of order", i,
+				  (unsigned long long)c->id);
+		if (frec_gen__cgroup(g, c->id) != c)
+			fuzz_fail("reader: cgroup %llu is in the table but not found",
+				  (unsigned long long)c->id);
+	}
+	if (frec_gen__cgroup_at(g, gi->ncgroups) || frec_gen__cgroup(g, 0))
+		fuzz_fail("reader: a cgroup past the end of the table, or id 0");
 }
 
 static void check_event(struct frec_gen *g, const struct frec_event *ev)
 {
 	const struct frec_thread *t;
 
-	if (!frec_type__name(ev->type))
+	/* the tools name cgroup events themselves (decode.c) */
+	if (!frec_type__name(ev->type) && ev->type != FREC_EV_CGROUP)
 		fuzz_fail("reader: event of unknown type %u", ev->type);
 	switch (ev->type) {
+	case FREC_EV_CGROUP:
+		t = frec_gen__thread(g, ev->tid);
+		if (!ev->cgroup.id || !t || t->cgroup != ev->cgroup.id)
+			fuzz_fail("reader: cgroup event %llu of thread %u not applied",
+				  (unsigned long long)ev->cgroup.id, ev->tid);
+		frec_gen__cgroup(g, ev->cgroup.id);
+		break;
 	case FREC_EV_PROCESS_EXEC:
 		touch(ev->exec.filename);
 		touch(ev->exec.comm);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <frec/recorder.h>
 #include <frec/snapshot.h>
+#include <frec/cgroup.h>
 #include "synth.h"
 #include "core/format.h"
 #include "core/varint.h"
@@ -696,6 +697,178 @@ static void seed_hostile_stacks(const char *name, size_t raw_mib)
 	free(b);
 }
 
+/* --- cgroups ------------------------------------------------------------------ */
+
+/* Names for the cgroup seed: container layouts, the root, hostile strings;
+ * ids from 40 on are unknown. */
+static const char *const seed_cg_paths[] = {
+	"/",
+	"/system.slice/docker-3b1f0c2d4e5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0.scope",
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6f1b2c3d_4e5f_4a6b_8c7d_9e0f1a2b3c4d.slice/cri-containerd-aa00bb11cc22dd33ee44ff5566778899aa00bb11cc22dd33ee44ff5566778899.scope",
+	"/machine.slice/libpod-conmon-3b1f0c2d4e5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0.scope",
+	"/user.slice/user-1000.slice/session-2.scope",
+	"/system.slice/\"quoted\" \\back\\slash\t\x01\x7f\xc3\x28.service",
+	"/system.slice/nginx.service",
+};
+
+static int seed_cg_name(void *ctx, __u64 id, const char **path, const char **cont)
+{
+	static char c[FREC_CONTAINER_ID_LEN];
+	size_t n = sizeof(seed_cg_paths) / sizeof(seed_cg_paths[0]);
+
+	(void)ctx;
+	if (id >= 40)
+		return -ENOENT;
+	*path = seed_cg_paths[id % n];
+	*cont = frec_cgroup__container(*path, c, sizeof(c)) ? "" : c;
+	return 0;
+}
+
+/* Three generations on 2 CPUs: threads switched in in cgroups (one of
+ * them moving between two, back and forth), a fork into another, a
+ * thread whose cgroup is first unknown, push_event()'s fill-in and move,
+ * ids the namer cannot name, a generation without namer; the header says
+ * v2 with two filters. */
+static void seed_cgroups(void)
+{
+	struct frec_recorder *rec = recorder(2, 0);
+	struct frec_cgroup_namer namer = { .name = seed_cg_name };
+	struct frec_header tmpl;
+	__u64 t = 3000000000ull;
+
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.ncpus = 2;
+	tmpl.config.min_age_ns = 10ull * 1000000000;
+	tmpl.config.max_bytes = 64 << 20;
+	tmpl.config.period_ns = 1000000000;
+	tmpl.config.ring_bytes = 16 << 20;
+	snprintf(tmpl.config.cgroup_hierarchy, sizeof(tmpl.config.cgroup_hierarchy), "v2");
+	tmpl.config.ncgroups = 2;
+	snprintf(tmpl.config.cgroups[0], sizeof(tmpl.config.cgroups[0]), "/system.slice");
+	snprintf(tmpl.config.cgroups[1], sizeof(tmpl.config.cgroups[1]), "/kubepods.slice");
+	snprintf(tmpl.reason, sizeof(tmpl.reason), "seed cgroups.frec");
+	frec_recorder__set_cgroup_namer(rec, &namer);
+	frec_recorder__set_cmdline(rec, 600, "svc --serve");
+	frec_recorder__tick(rec, t);
+	for (unsigned g = 0; g < 3; g++) {
+		if (g == 2)
+			frec_recorder__set_cgroup_namer(rec, NULL);
+		for (unsigned i = 0; i < 30; i++, t += 5000) {
+			__u64 mover = (i / 5) % 2 ? 2 : 3;
+
+			synth_wake(rec, FREC_EV_SCHED_WAKING, t, 0, 601, 600, 602, 600, "worker", 1);
+			synth_switch_cg(rec, t + 1000, 0, 601, 600, "svc", 1, 0, 0, "swapper/0", 0);
+			synth_switch_cg(rec, t + 1500, 1, 0, 0, "swapper/1", 0, 602, 600, "worker",
+					mover);
+			synth_switch_cg(rec, t + 2500, 1, 602, 600, "worker", 1, 603, 603, "other",
+					i < 3 ? 0 : 40 + g);
+			synth_switch_cg(rec, t + 3500, 1, 603, 603, "other", 0, 0, 0, "swapper/1", 0);
+			synth_switch_cg(rec, t + 4000, 0, 0, 0, "swapper/0", 0, 601, 600, "svc", 1);
+		}
+		synth_fork_cg(rec, t, 0, 601, 600, "svc", 610 + g, 610 + g, "child", 5);
+		synth_cgroup(rec, t + 100, 0, 610 + g, 610 + g, 6);
+		synth_cgroup(rec, t + 200, 1, 604, 604, 4);
+		synth_switch_cg(rec, t + 300, 1, 0, 0, "swapper/1", 0, 604, 604, "late", 4);
+		t += 1000000;
+		frec_recorder__seal(rec, t);
+	}
+	write_seed_as(rec, "cgroups.frec", t + 1000, &tmpl);
+	frec_recorder__free(rec);
+}
+
+/*
+ * A deflated block whose section (2 or 3) claims 100 times the entries
+ * its raw_len bytes hold: well-formed entries (ids 1, 2, ... with empty
+ * strings, or thread 0 then nothing), so that only the claimed k is wrong.
+ */
+static size_t hostile_cgroups_block(uint8_t **out, size_t raw_len, unsigned sec)
+{
+	size_t n = sec == SECTION_CGROUPS ? raw_len / 9 : 1, hdr_len, len, blk_len;
+	uint8_t head[64], *p = head, *raw, *blk, *q;
+
+	p = put_varint(p, 1);			/* seq */
+	p = put_varint(p, 1000);		/* start_ts */
+	p = put_varint(p, 2000);		/* end_ts */
+	p = put_varint(p, 0);			/* nevents */
+	p = put_varint(p, 0);			/* no counts by type */
+	p = put_varint(p, 1);			/* one CPU, */
+	p = put_varint(p, 0);			/* no drops */
+	p = put_varint(p, 1);			/* a thread */
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	p = put_varint(p, 7);			/* tid 7, tgid 7, "t" */
+	p = put_varint(p, 7);
+	*p++ = 1;
+	*p++ = 't';
+	*p++ = 0;
+	p = put_varint(p, 1);			/* one section */
+	p = put_varint(p, sec);
+	raw = calloc(1, raw_len + 128);	/* k and the head besides the entries */
+	if (!raw) {
+		fprintf(stderr, "gen_corpus: %s\n", strerror(ENOMEM));
+		exit(1);
+	}
+	q = put_varint(raw, 100 * n);		/* k */
+	for (size_t i = 0; i < n; i++) {
+		if (sec == SECTION_CGROUPS) {
+			q = put_varint(q, 0x100000000ull + i + 1);
+			*q++ = 0;
+			*q++ = 0;
+			*q++ = 0;
+			*q++ = 0;
+		} else {
+			*q++ = 0;
+			*q++ = 1;
+		}
+	}
+	len = (size_t)(q - raw);
+	p = put_varint(p, len);
+	hdr_len = (size_t)(p - head);
+	memmove(raw + hdr_len, raw, len);
+	memcpy(raw, head, hdr_len);
+	blk = synth_deflate_block(raw, hdr_len + len, 0, hdr_len + len, 9, 9, &blk_len);
+	if (!blk)
+		exit(1);
+	free(raw);
+	*out = blk;
+	return blk_len;
+}
+
+/* known.frec with two hostile cgroup blocks before its own. */
+static void seed_hostile_cgroups(const char *name, size_t raw_kib)
+{
+	uint8_t *blk[2], *m;
+	size_t len, nb[2], hdr, off;
+	char path[512];
+	unsigned char *b, *f;
+
+	snprintf(path, sizeof(path), "%s/known.frec", outdir);
+	b = read_file(path, &len);
+	m = memmem(b + FILE_PREFIX_LEN, len - FILE_PREFIX_LEN, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
+	if (!m) {
+		fprintf(stderr, "gen_corpus: no block in %s\n", path);
+		exit(1);
+	}
+	hdr = (size_t)(m - b);
+	nb[0] = hostile_cgroups_block(&blk[0], raw_kib << 10, SECTION_CGROUPS);
+	nb[1] = hostile_cgroups_block(&blk[1], raw_kib << 10, SECTION_THREAD_CGROUPS);
+	f = malloc(len + nb[0] + nb[1]);
+	if (!f)
+		exit(1);
+	memcpy(f, b, hdr);
+	off = hdr;
+	for (unsigned k = 0; k < 2; k++) {
+		memcpy(f + off, blk[k], nb[k]);
+		off += nb[k];
+		free(blk[k]);
+	}
+	memcpy(f + off, m, len - hdr);
+	write_bytes(name, f, off + len - hdr);
+	free(f);
+	free(b);
+}
+
 /* --- real recordings --------------------------------------------------------
  * A snapshot recorded by frecd names every task its events mention, with
  * command lines and exec'd file names from the machine it ran on. To commit
@@ -859,8 +1032,17 @@ int main(int argc, char **argv)
 		import_real(argv[2], slash + 1, strtoull(argv[4], NULL, 10));
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--cgroups")) {
+		/* gen_corpus --cgroups DIR: only the cgroup seeds; DIR must
+		 * hold known.frec */
+		outdir = argv[2];
+		seed_cgroups();
+		seed_hostile_cgroups("hostile-cgroups.frec", 64);
+		printf("gen_corpus: %u seeds in %s\n", written, outdir);
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gen_corpus DIR | --import IN DIR/NAME MAX_EVENTS | --hostile DIR/NAME RAW_MIB\n");
+		fprintf(stderr, "usage: gen_corpus DIR | --cgroups DIR | --import IN DIR/NAME MAX_EVENTS | --hostile DIR/NAME RAW_MIB\n");
 		return 2;
 	}
 	outdir = argv[1];
@@ -885,6 +1067,8 @@ int main(int argc, char **argv)
 	seed_hostile("hostile-counts.frec", 16);
 	seed_stacks();
 	seed_hostile_stacks("hostile-stacks.frec", 4);
+	seed_cgroups();
+	seed_hostile_cgroups("hostile-cgroups.frec", 64);
 	printf("gen_corpus: %u seeds in %s\n", written, outdir);
 	return 0;
 }

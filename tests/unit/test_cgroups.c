@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "synth.h"
+#include "core/format.h"
+#include "core/varint.h"
 
 #define T0	1000000000ull
 
@@ -351,6 +353,335 @@ static void test_no_alloc(void **state)
 	frec_recorder__free(rec);
 }
 
+/* --- blocks made by hand, for the reader's rules ---------------------------- */
+
+struct hand {
+	uint8_t ev[64], sec[256];
+	size_t nev, evlen, seclen;
+	unsigned nsec;
+};
+
+/* A file of one block: 2 CPUs, threads 0 (tid 7) and 1 (tid 8), h's
+ * events and sections; the header is the known snapshot's. */
+static void hand_write(const char *dir, const struct hand *h)
+{
+	uint8_t raw[1024], *p;
+	unsigned char *blk, *known;
+	char path[256];
+	size_t blen, klen, hdr;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/k.frec", dir);
+	unlink(path);
+	assert_int_equal(synth_known_snapshot(dir, "k.frec"), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	known = malloc(1 << 16);
+	klen = fread(known, 1, 1 << 16, f);
+	fclose(f);
+	hdr = (size_t)((unsigned char *)memmem(known + FILE_PREFIX_LEN, klen - FILE_PREFIX_LEN,
+					       BLOCK_MAGIC, BLOCK_MAGIC_LEN) - known);
+	memcpy(raw, h->ev, h->evlen);
+	p = raw + h->evlen;
+	p = put_varint(p, 1);		/* seq */
+	p = put_varint(p, 1000);	/* start_ts */
+	p = put_varint(p, 2000);	/* end_ts */
+	p = put_varint(p, h->nev);
+	p = put_varint(p, 0);		/* no counts by type */
+	p = put_varint(p, 2);		/* CPUs */
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	p = put_varint(p, 2);		/* threads */
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	p = put_varint(p, 0);
+	for (unsigned i = 7; i <= 8; i++) {
+		p = put_varint(p, i);
+		p = put_varint(p, 7);
+		*p++ = 1;
+		*p++ = 't';
+		*p++ = 0;
+	}
+	p = put_varint(p, h->nsec);
+	memcpy(p, h->sec, h->seclen);
+	p += h->seclen;
+	blk = synth_deflate_block(raw, (size_t)(p - raw), h->evlen, (size_t)(p - raw), 6, 8, &blen);
+	assert_non_null(blk);
+	snprintf(path, sizeof(path), "%s/h.frec", dir);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(known, 1, hdr, f), hdr);
+	assert_int_equal(fwrite(blk, 1, blen, f), blen);
+	fclose(f);
+	free(blk);
+	free(known);
+}
+
+static void hand_section(struct hand *h, unsigned id, const uint8_t *body, size_t n)
+{
+	uint8_t *p = h->sec + h->seclen;
+
+	p = put_varint(p, id);
+	p = put_varint(p, n);
+	memcpy(p, body, n);
+	h->seclen = (size_t)(p + n - h->sec);
+	h->nsec++;
+}
+
+/* Section 2 with ids a and b, "/a" and "/b" */
+static void hand_cgroups(struct hand *h, __u64 a, __u64 b)
+{
+	uint8_t body[64], *p = body;
+
+	p = put_varint(p, 2);
+	p = put_varint(p, a);
+	memcpy(p, "\002/a\000\000\000", 6);
+	p += 6;
+	p = put_varint(p, b);
+	memcpy(p, "\002/b\000\000\000", 6);
+	p += 6;
+	hand_section(h, SECTION_CGROUPS, body, (size_t)(p - body));
+}
+
+/* Section 3 with k entries (thread index, id) */
+static void hand_threads(struct hand *h, __u32 k, const __u32 *idx, const __u64 *id, __u32 n)
+{
+	uint8_t body[64], *p = body;
+
+	p = put_varint(p, k);
+	for (__u32 i = 0; i < n; i++) {
+		p = put_varint(p, idx[i]);
+		p = put_varint(p, id[i]);
+	}
+	hand_section(h, SECTION_THREAD_CGROUPS, body, (size_t)(p - body));
+}
+
+/* One xtype 18 on cpu 0 with info and thread 1, body id */
+static void hand_move(struct hand *h, unsigned info, __u64 id)
+{
+	uint8_t *p = h->ev + h->evlen;
+
+	*p++ = FREC_EV_ESCAPE;		/* cpu 0 */
+	p = put_varint(p, FREC_EV_CGROUP);
+	p = put_varint(p, 0);		/* dts */
+	*p++ = (uint8_t)info;
+	if (info & INFO_T)
+		p = put_varint(p, 1);
+	*p++ = (uint8_t)varint_len(id);
+	p = put_varint(p, id);
+	h->evlen = (size_t)(p - h->ev);
+	h->nev++;
+}
+
+/* The file hand_write() wrote: 1, its block read; 0, damaged. */
+static int hand_open(const char *dir, struct frec_gen **gp, struct frec_reader **rp)
+{
+	char path[256];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/h.frec", dir);
+	assert_int_equal(frec_reader__open(path, rp), 0);
+	rc = frec_reader__next_gen(*rp, gp);
+	if (rc != 1) {
+		assert_int_equal(rc, -EBADMSG);
+		assert_int_equal(frec_reader__next_gen(*rp, gp), 0);
+		assert_int_equal(frec_reader__damaged(*rp), 1);
+		frec_reader__free(*rp);
+		return 0;
+	}
+	return 1;
+}
+
+static int hand_read(const char *dir, const struct hand *h, struct frec_gen **gp,
+		     struct frec_reader **rp)
+{
+	hand_write(dir, h);
+	return hand_open(dir, gp, rp);
+}
+
+/* The file hand_write() wrote is damaged. */
+static int hand_open_damaged(const char *dir)
+{
+	struct frec_reader *r;
+	struct frec_gen *g;
+
+	if (!hand_open(dir, &g, &r))
+		return 1;
+	frec_reader__free(r);
+	return 0;
+}
+
+static int hand_damaged(const char *dir, const struct hand *h)
+{
+	hand_write(dir, h);
+	return hand_open_damaged(dir);
+}
+
+/* Sections 2 and 3 as FORMAT.md has them, and what damages a block. */
+static void test_reader_rules(void **state)
+{
+	static const __u32 i01[2] = { 0, 1 }, i10[2] = { 1, 0 }, i02[2] = { 0, 2 };
+	static const __u64 c59[2] = { 5, 9 }, c50[2] = { 5, 0 };
+	struct frec_reader *r;
+	struct frec_gen *g;
+	struct frec_event ev;
+	struct hand h;
+	char dir[64];
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	/* well-formed: both sections, then a move of thread 1 to 5 */
+	memset(&h, 0, sizeof(h));
+	hand_cgroups(&h, 5, 9);
+	hand_threads(&h, 2, i01, c59, 2);
+	hand_move(&h, INFO_T, 5);
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	assert_int_equal(frec_gen__info(g)->ncgroups, 2);
+	assert_string_equal(frec_gen__cgroup(g, 9)->path, "/b");
+	assert_int_equal(cgroup_of(g, 7), 5);
+	assert_int_equal(cgroup_of(g, 8), 9);
+	assert_int_equal(frec_gen__next_event(g, &ev), 1);
+	assert_int_equal(ev.type, FREC_EV_CGROUP);
+	assert_int_equal(ev.tid, 8);
+	assert_int_equal(ev.cgroup.id, 5);
+	assert_int_equal(cgroup_of(g, 8), 5);
+	assert_int_equal(frec_gen__next_event(g, &ev), 0);
+	frec_reader__free(r);
+
+	/* an id of section 3 or of a move that section 2 lacks: by id only */
+	memset(&h, 0, sizeof(h));
+	hand_threads(&h, 1, i01 + 1, c59 + 1, 1);
+	hand_move(&h, INFO_T, 77);
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	assert_null(frec_gen__cgroup(g, 9));
+	assert_int_equal(cgroup_of(g, 7), 0);
+	assert_int_equal(cgroup_of(g, 8), 9);
+	assert_int_equal(frec_gen__next_event(g, &ev), 1);
+	assert_int_equal(cgroup_of(g, 8), 77);
+	frec_reader__free(r);
+
+	/* section 2: ids out of order, a zero id */
+	memset(&h, 0, sizeof(h));
+	hand_cgroups(&h, 9, 5);
+	assert_true(hand_damaged(dir, &h));
+	memset(&h, 0, sizeof(h));
+	hand_cgroups(&h, 5, 5);
+	assert_true(hand_damaged(dir, &h));
+	memset(&h, 0, sizeof(h));
+	hand_cgroups(&h, 0, 5);
+	assert_true(hand_damaged(dir, &h));
+	/* section 3: an index out of order or past nthreads, a zero id,
+	 * more entries than threads */
+	memset(&h, 0, sizeof(h));
+	hand_threads(&h, 2, i10, c59, 2);
+	assert_true(hand_damaged(dir, &h));
+	memset(&h, 0, sizeof(h));
+	hand_threads(&h, 2, i02, c59, 2);
+	assert_true(hand_damaged(dir, &h));
+	memset(&h, 0, sizeof(h));
+	hand_threads(&h, 2, i01, c50, 2);
+	assert_true(hand_damaged(dir, &h));
+	memset(&h, 0, sizeof(h));
+	hand_threads(&h, 3, i01, c59, 2);
+	assert_true(hand_damaged(dir, &h));
+
+	/* xtype 18: id 0, no thread (N), or the running thread implied */
+	memset(&h, 0, sizeof(h));
+	hand_move(&h, INFO_T, 0);
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
+	frec_reader__free(r);
+	memset(&h, 0, sizeof(h));
+	hand_move(&h, EXT_NOTHREAD | INFO_T, 5);
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
+	frec_reader__free(r);
+	synth_rmdir(dir);
+}
+
+/* A k that claims far more entries than the section's bytes: damaged,
+ * refused before the table grows (the unit tests run under ASan, whose
+ * hook sees every allocation). */
+static size_t max_alloc;
+
+static void on_malloc_max(const volatile void *p, size_t n)
+{
+	(void)p;
+	if (n > max_alloc)
+		max_alloc = n;
+}
+
+static void test_reader_huge_k(void **state)
+{
+	uint8_t body[16], *p;
+	struct hand h;
+	char dir[64];
+	bool hooked = false;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	for (unsigned sec = SECTION_CGROUPS; sec <= SECTION_THREAD_CGROUPS; sec++) {
+		memset(&h, 0, sizeof(h));
+		p = put_varint(body, 1u << 28);
+		*p++ = 5;
+		*p++ = 0;
+		*p++ = 0;
+		*p++ = 0;
+		*p++ = 0;
+		hand_section(&h, sec, body, (size_t)(p - body));
+		hand_write(dir, &h);
+		if (__sanitizer_install_malloc_and_free_hooks)
+			hooked = __sanitizer_install_malloc_and_free_hooks(on_malloc_max, on_free) != 0;
+		max_alloc = 0;
+		assert_true(hand_open_damaged(dir));
+		if (hooked)
+			assert_true(max_alloc < (1u << 20));
+	}
+	synth_rmdir(dir);
+}
+
+/* The header's cgroup fields: written after pids, read back; a body that
+ * ends after pids (an older writer's) has none; the flag follows the
+ * hierarchy both ways; a body cut inside the fields is damaged. */
+static void test_header_fields(void **state)
+{
+	struct frec_header h, back;
+	uint8_t body[HEADER_MAX_BYTES];
+	int n, n0;
+
+	memset(&h, 0, sizeof(h));
+	h.config.npids = 1;
+	h.config.pids[0] = 42;
+	h.config.flags = FREC_CFG_CGROUPS | FREC_CFG_WAKEUP;	/* no hierarchy: dropped */
+	n0 = header_encode(&h, body, sizeof(body));
+	assert_true(n0 > 0);
+	assert_int_equal(header_decode(body, (size_t)n0, &back), 0);
+	assert_int_equal(back.config.flags, FREC_CFG_WAKEUP);
+	/* "" (2 bytes) and ncgroups (4): an older body ends before them */
+	assert_int_equal(header_decode(body, (size_t)n0 - 6, &back), 0);
+	assert_string_equal(back.config.cgroup_hierarchy, "");
+	assert_int_equal(back.config.ncgroups, 0);
+	assert_int_equal(back.config.pids[0], 42);
+	assert_int_equal(header_decode(body, (size_t)n0 - 3, &back), -EBADMSG);
+
+	snprintf(h.config.cgroup_hierarchy, sizeof(h.config.cgroup_hierarchy), "v2");
+	h.config.flags = FREC_CFG_WAKEUP;
+	h.config.ncgroups = 10;
+	for (int i = 0; i < 8; i++)
+		snprintf(h.config.cgroups[i], sizeof(h.config.cgroups[i]), "/f%d.slice", i);
+	memset(h.config.cgroups[7], 'x', sizeof(h.config.cgroups[7]) - 1);
+	h.config.cgroups[7][0] = '/';
+	n = header_encode(&h, body, sizeof(body));
+	assert_int_equal(n, n0 + 2 + 7 * (2 + 9) + 2 + 255);
+	assert_int_equal(header_decode(body, (size_t)n, &back), 0);
+	assert_int_equal(back.config.flags, FREC_CFG_WAKEUP | FREC_CFG_CGROUPS);
+	assert_string_equal(back.config.cgroup_hierarchy, "v2");
+	assert_int_equal(back.config.ncgroups, 10);
+	for (int i = 0; i < 8; i++)
+		assert_string_equal(back.config.cgroups[i], h.config.cgroups[i]);
+	assert_int_equal(header_decode(body, (size_t)n - 1, &back), -EBADMSG);
+	/* bytes after the fields: a later writer's, ignored */
+	assert_int_equal(header_decode(body, sizeof(body), &back), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +690,9 @@ int main(void)
 		cmocka_unit_test(test_push_event),
 		cmocka_unit_test(test_set_full),
 		cmocka_unit_test(test_no_alloc),
+		cmocka_unit_test(test_reader_rules),
+		cmocka_unit_test(test_reader_huge_k),
+		cmocka_unit_test(test_header_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
