@@ -4,15 +4,19 @@
 #include <string.h>
 #include <linux/types.h>
 #include "../../bpf/frec.h"
+#include <frec/recorder.h>
 #include "frecd/cgroup_state.h"
+#include "frecd/cgroups.h"
 #include "frecd/loader.h"
 #include "frecd/log.h"
 #include "frecd/options.h"
+#include "frecd/status.h"
 #include "frecd/probes.h"
 
 static struct frecd_cgroupfs fs_running;
 static bool started;
 static struct frecd_cgroup_list list_running;
+static struct frecd_cgroups *table;
 
 int frecd_cgroup_state__start(const struct frecd_options *o, const struct frecd_hostview *hv,
 			      char *err, size_t errlen)
@@ -51,8 +55,49 @@ void frecd_cgroup_state__log(void)
 		log_info("cgroups: %s", line);
 }
 
+int frecd_cgroup_state__start_namer(struct frec_recorder *rec)
+{
+	int ret;
+
+	if (!started || fs_running.mode == FREC_CGROUP_NONE || !fs_running.mount[0])
+		return 0;
+	table = frecd_cgroups__new(&fs_running, 0);
+	if (!table) {
+		ret = -errno;
+		log_warn("cgroups: cannot start the cgroup table: %s; cgroups are recorded by id only",
+			 strerror(-ret));
+		return ret;
+	}
+	frecd_cgroups__set_targets(table, &list_running);
+	ret = frec_recorder__set_cgroup_namer(rec, frecd_cgroups__namer(table));
+	if (ret)
+		log_warn("cgroups: cannot name cgroups: %s", strerror(-ret));
+	log_info("cgroup names: %s", fs_running.by_handle ? "by handle"
+			   : "by walking (no CAP_DAC_READ_SEARCH, or no handles here)");
+	return ret;
+}
+
+void frecd_cgroup_state__status(struct frecd_status_cgroups *out)
+{
+	struct frecd_cgroups_counts n = { 0 };
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (table)
+		frecd_cgroups__counts(table, &n);
+	out->hierarchy = started && fs_running.mode != FREC_CGROUP_NONE ? fs_running.hierarchy : "";
+	for (i = 0; i < list_running.n && i < sizeof(out->filters) / sizeof(out->filters[0]); i++)
+		out->filters[i] = list_running.path[i];
+	out->nfilters = i;
+	out->known = n.known;
+	out->pending = n.pending;
+	out->unnamed = n.unnamed;
+}
+
 void frecd_cgroup_state__stop(void)
 {
+	frecd_cgroups__free(table);
+	table = NULL;
 	if (started)
 		frecd_cgroupfs__close(&fs_running);
 	started = false;
@@ -71,6 +116,8 @@ const struct frecd_cgroup_list *frecd_cgroup_state__list(void)
 void frecd_cgroup_state__set_list(const struct frecd_cgroup_list *l)
 {
 	list_running = *l;
+	if (table)
+		frecd_cgroups__set_targets(table, l);
 }
 
 void frecd_cgroup_state__bpf_opts(struct frecd_bpf_opts *b)

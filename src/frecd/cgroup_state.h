@@ -13,6 +13,7 @@
 #define FRECD_CGROUP_STATE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <frec/snapshot.h>
 #include "frecd/cgroupfs.h"
 
@@ -22,6 +23,8 @@ struct frecd_bpf_opts;
 struct frecd_bpf;
 struct frec_probes_attach_opts;
 struct frec_config_summary;
+struct frec_recorder;
+struct frecd_status_cgroups;
 
 /*
  * Open the hierarchy of o->cgroup_hierarchy and resolve o->cgroups. hv:
@@ -34,6 +37,15 @@ int frecd_cgroup_state__start(const struct frecd_options *o, const struct frecd_
  * recorded, or ids only). */
 void frecd_cgroup_state__log(void);
 void frecd_cgroup_state__stop(void);
+
+/* Start the cgroup table (cgroups.h) and make it rec's namer, when ids
+ * are recorded with paths in view. 0 or -errno (logged; the ids are then
+ * written unnamed). */
+int frecd_cgroup_state__start_namer(struct frec_recorder *rec);
+
+/* The status's cgroups (status.h); the strings live until the next
+ * set_list() or stop(). Loop's thread. */
+void frecd_cgroup_state__status(struct frecd_status_cgroups *out);
 
 /* The hierarchy; NULL before start(). */
 const struct frecd_cgroupfs *frecd_cgroup_state__fs(void);

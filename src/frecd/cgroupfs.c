@@ -310,7 +310,8 @@ int frecd_cgroupfs__open(struct frecd_cgroupfs *fs, const char *want,
 		fs->level_offset = fs->mode == FREC_CGROUP_V1 ? hv->v1_cgroup_level_offset
 							      : hv->cgroup_level_offset;
 	if (fs->mount[0]) {
-		fs->mount_fd = open(fs->mount, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* not O_PATH: open_by_handle_at() refuses such a mount_fd (EBADF) */
+		fs->mount_fd = open(fs->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fs->mount_fd < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot open the cgroup mount %s: %s", fs->mount,

@@ -41,7 +41,7 @@ struct frecd_cgroupfs {
 	int ssid;		/* v1: the controller's enum cgroup_subsys_id; else -1 */
 	char mount[PATH_MAX];	/* where the hierarchy is mounted; "": not in view */
 	char root[PATH_MAX];	/* the mount's root field: "/" or lower */
-	int mount_fd;		/* the mount point, O_PATH; -1 when not in view */
+	int mount_fd;		/* the mount point (read-only); -1 when not in view */
 	__s32 level_offset;	/* add to a path's depth: the kernel's level */
 	bool by_handle;		/* open_by_handle_at works (CAP_DAC_READ_SEARCH) */
 	/* Why auto chose as it did (or none): for the log and --check. */

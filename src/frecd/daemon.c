@@ -13,6 +13,7 @@
 #include <sys/timerfd.h>
 #include <bpf/libbpf.h>
 #include <frec/recorder.h>
+#include "frecd/cgroup_state.h"
 #include "frecd/clock.h"
 #include "frecd/daemon.h"
 #include "frecd/drops.h"
@@ -646,6 +647,7 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->triggers = d->trig_stats;
 	st->on_snapshot = d->opts->running ? d->opts->running->on_snapshot : NULL;
 	frecd_on_snapshot__stats(d->on_snapshot, &st->on_snapshot_stats);
+	frecd_cgroup_state__status(&st->cgroups);
 	st->drain_period_ms = FRECD_DRAIN_MS;
 	st->drain_gap_max_ns = d->gap_max_ns;
 	st->drain_slow_gaps = d->slow_gaps;

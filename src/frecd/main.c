@@ -243,6 +243,7 @@ int main(int argc, char **argv)
 	else
 		log_debug("named %d threads from /proc", ret);
 	frecd_cgroup_state__log();
+	frecd_cgroup_state__start_namer(rec);
 	bpf = frecd_bpf__start(&bopts, err, sizeof(err));
 	if (!bpf) {
 		log_error("%s", err);

@@ -204,6 +204,24 @@ static void json_rate(FILE *out, bool rates, double v)
 		fputs("null", out);
 }
 
+/* "cgroups":{"hierarchy","filters":[],"known","pending","unnamed","moves"} */
+static void json_cgroups(FILE *out, const struct frecd_status_cgroups *c, __u64 moves)
+{
+	size_t i;
+
+	fputs("\"cgroups\":{\"hierarchy\":", out);
+	json_str(out, c->hierarchy ? c->hierarchy : "");
+	fputs(",\"filters\":[", out);
+	for (i = 0; i < c->nfilters && i < sizeof(c->filters) / sizeof(c->filters[0]); i++) {
+		if (i)
+			fputc(',', out);
+		json_str(out, c->filters[i]);
+	}
+	fprintf(out, "],\"known\":%llu,\"pending\":%llu,\"unnamed\":%llu,\"moves\":%llu}",
+		(unsigned long long)c->known, (unsigned long long)c->pending,
+		(unsigned long long)c->unnamed, (unsigned long long)moves);
+}
+
 int frecd_status__json(const struct frecd_status *st, FILE *out)
 {
 	const struct frec_recorder_stats *r = &st->rec;
@@ -305,7 +323,9 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 			(unsigned long long)g->suppressed_cooldown,
 			(unsigned long long)g->suppressed_rate);
 	}
-	fputs("],\"on_snapshot\":", out);
+	fputs("],", out);
+	json_cgroups(out, &st->cgroups, r->cgroup_moves);
+	fputs(",\"on_snapshot\":", out);
 	if (st->on_snapshot) {
 		const struct frecd_on_snapshot_stats *os = &st->on_snapshot_stats;
 

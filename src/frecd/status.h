@@ -25,6 +25,14 @@ struct frecd_status_probe {
 	__u64 hits;		/* records received since the probe was attached */
 };
 
+/* The cgroups frecd records (cgroup_state.h); moves are rec's. */
+struct frecd_status_cgroups {
+	const char *hierarchy;		/* "" none, "v2", or the v1 controller */
+	size_t nfilters;		/* --cgroup, normal paths */
+	const char *filters[16];
+	__u64 known, pending, unnamed;	/* the cgroup table's entries */
+};
+
 struct frecd_status {
 	__u32 pid;
 	__u64 uptime_ns;
@@ -74,6 +82,7 @@ struct frecd_status {
 	const struct frecd_trigger_stats *triggers;
 	const char *on_snapshot;	/* --on-snapshot PROGRAM, NULL: none */
 	struct frecd_on_snapshot_stats on_snapshot_stats;
+	struct frecd_status_cgroups cgroups;
 };
 
 /* Aligned "label  value" lines, for people. 0 or -EIO. */
