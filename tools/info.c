@@ -770,8 +770,6 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 				 i ? "," : "", (unsigned long long)in->gstacks[i].gen,
 				 in->gstacks[i].nstacks, in->gstacks[i].nmappings);
 	frec_out__char(o, ']');
-	if (has_cgroups(h) || in->ncgs)
-		print_cgroups_json(o, h, in);
 
 	span(in, &first, &last);
 	json_u64(o, "first_ts", first, true);
@@ -795,7 +793,11 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 		json_u64(o, "hits", in->probes[i].hits, true);
 		frec_out__char(o, '}');
 	}
-	frec_out__str(o, "],\"triggers\":[");
+	frec_out__char(o, ']');
+	/* after the top-level "events": the table's "events" come later */
+	if (has_cgroups(h) || in->ncgs)
+		print_cgroups_json(o, h, in);
+	frec_out__str(o, ",\"triggers\":[");
 	for (i = 0; i < in->ntrigs; i++) {
 		const struct trigger_count *t = &in->trigs[i];
 

@@ -232,7 +232,7 @@ static void test_info(void **state)
 		      "\"events\":3},{\"id\":5,\"path\":\"/synth.slice/cg-5.scope\",\"container\":\""
 		      C5 "\",\"threads\":1,\"events\":3},{\"id\":4,\"path\":\"/synth.slice/cg-4.scope\","
 		      "\"container\":\"\",\"threads\":1,\"events\":1},{\"id\":64,\"path\":null,"
-		      "\"container\":\"\",\"threads\":1,\"events\":1}],");
+		      "\"container\":\"\",\"threads\":1,\"events\":1}],\"triggers\":[");
 	expect(c.out, "\"cgroup\":1");
 	captured_free(&c);
 }
