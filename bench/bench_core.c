@@ -107,6 +107,13 @@ static void comm_of(unsigned i, char *c)
 	snprintf(c, FREC_COMM_LEN, i % 10 ? "worker-%u" : "app-%u", (i % 10 ? i : i / 10) % 1000);
 }
 
+/* Each process is in one of a few cgroups (ids like the inode numbers
+ * of cgroupfs directories), the idle tasks in the root (1). */
+static uint64_t cgroup_of(unsigned i)
+{
+	return i == (unsigned)-1 ? 1 : 2000 + 37 * ((i / 10) % 6);
+}
+
 static unsigned pick_thread(void)
 {
 	return rnd(5) ? rnd(NHOT) : rnd(NTHREADS);
@@ -166,6 +173,7 @@ static void gen_records(struct recbuf *rb)
 			r->next_pid = next == (unsigned)-1 ? 0 : tid_of(next);
 			r->next_tgid = next == (unsigned)-1 ? 0 : tgid_of(next);
 			r->next_prio = next == (unsigned)-1 ? 120 : pick_prio();
+			r->next_cgroup = cgroup_of(next);
 			if (prev == (unsigned)-1)
 				snprintf(r->prev_comm, FREC_COMM_LEN, "swapper/%u", cpu);
 			else
@@ -212,6 +220,7 @@ static void gen_records(struct recbuf *rb)
 			r->parent_tgid = tgid_of(parent);
 			r->child_pid = tid_of(NTHREADS) + rnd(1000);
 			r->child_tgid = r->parent_tgid;
+			r->child_cgroup = cgroup_of(parent);
 			comm_of(parent, r->parent_comm);
 			comm_of(parent, r->child_comm);
 			rb->len += sizeof(*r);

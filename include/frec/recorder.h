@@ -45,8 +45,9 @@ struct frec_recorder_opts {
 					 * at most 2^20 */
 	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks
 					 * (at most 2^20, the limit) */
-	__u32 max_cgroups;		/* distinct cgroups per generation, default 4096;
-					 * a full set seals the generation early */
+	__u32 max_cgroups;		/* distinct cgroups per generation, default 4096,
+					 * 4 to 2^20; a full set seals the generation
+					 * early */
 };
 
 struct frec_recorder_stats {

@@ -245,12 +245,8 @@ static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t ti
 		comm_copy(c, comm ? comm : "");
 		return thread_append(r, tid, has_tgid ? tgid : tid, c, 0);
 	}
-	if (has_tgid && unlikely(t->tgid != tgid)) {
-		/* Another process now: pid reuse. Name it anew. */
-		t->tgid = tgid;
-		t->stamp = 0;
-		t->idx &= ~TASK_EXITED;
-	}
+	if (has_tgid && unlikely(t->tgid != tgid))
+		task_renew(t, tgid);	/* another process now: pid reuse */
 	/* tid 0 is every CPU's idle task, "swapper/N": keep the first name
 	 * rather than rewrite it on every switch. */
 	if (comm && unlikely(!comm_eq(t->comm, comm)) && (tid || !t->comm[0]))

@@ -383,6 +383,7 @@ static int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tgid, uin
 	/* Another process now (pid reuse), or new: not a move. The encoder
 	 * names it anew and its first mention carries id. */
 	if (t->tgid != tgid || inserted) {
+		task_renew(t, tgid);
 		t->cgroup = id;
 		return 0;
 	}
@@ -780,10 +781,8 @@ int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, co
 	t = tasks_get(&r->tasks, tid, &inserted);
 	if (!t)
 		return tid == TASK_EMPTY ? -EINVAL : -ENOSPC;
-	if (t->tgid != tgid) {
-		t->tgid = tgid;
-		t->stamp = 0;
-	}
+	if (t->tgid != tgid)
+		task_renew(t, tgid);
 	t->idx &= ~TASK_EXITED;
 	comm_copy(t->comm, comm ? comm : "");
 	return 0;

@@ -74,6 +74,16 @@ struct proc *procs_find(struct proc_table *t, uint32_t tgid);
 int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline);
 void procs_remove(struct proc_table *t, uint32_t tgid);
 
+/* Another process has this tid now (pid reuse): the open generation names
+ * it anew, and its cgroup is not known. */
+static inline void task_renew(struct task *t, uint32_t tgid)
+{
+	t->tgid = tgid;
+	t->stamp = 0;
+	t->idx &= ~TASK_EXITED;
+	t->cgroup = 0;
+}
+
 /* Copy a comm of up to FREC_COMM_LEN bytes (maybe not NUL-terminated),
  * NUL-terminated and zero-padded. */
 static inline void comm_copy(char *dst, const char *src)

@@ -254,6 +254,43 @@ static void test_push_event(void **state)
 	synth_rmdir(dir);
 }
 
+/* A tid another process has now (pid reuse) is a new thread: its cgroup
+ * is not the old one's, and the one a record then shows is no move. */
+static void test_pid_reuse(void **state)
+{
+	struct frec_recorder *rec = cg_recorder(0);
+	struct frec_recorder_stats st;
+	const struct frec_thread *t;
+	struct frec_reader *r;
+	struct frec_gen *g;
+	char dir[64];
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	frec_recorder__tick(rec, T0);
+	synth_switch_cg(rec, T0 + 1000, 0, 0, 0, "swapper/0", 0, 101, 100, "old", 5);
+	synth_switch_cg(rec, T0 + 2000, 0, 101, 100, "old", 1, 0, 0, "swapper/0", 1);
+	synth_wake(rec, FREC_EV_SCHED_WAKING, T0 + 3000, 1, 0, 0, 101, 200, "new", 0);
+	synth_switch_cg(rec, T0 + 4000, 0, 0, 0, "swapper/0", 0, 101, 200, "new", 9);
+	/* and /proc's word for another reuse */
+	assert_int_equal(frec_recorder__set_thread(rec, 101, 300, "newer"), 0);
+	synth_wake(rec, FREC_EV_SCHED_WAKING, T0 + 5000, 1, 0, 0, 102, 100, "other", 0);
+	synth_fork_cg(rec, T0 + 6000, 1, 102, 100, "other", 101, 300, "newer", 0);
+	assert_int_equal(synth_write(rec, dir, "r.frec", T0 + 10000), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.cgroup_moves, 0);
+
+	r = open_file(dir, "r.frec");
+	assert_int_equal(frec_reader__next_gen(r, &g), 1);
+	for (__u32 i = 0; (t = frec_gen__thread_at(g, i)); i++) {
+		if (t->tid != 101)
+			continue;
+		assert_int_equal(t->cgroup, t->tgid == 100 ? 5 : t->tgid == 200 ? 9 : 0);
+	}
+	frec_reader__free(r);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 /* A full id set seals the generation early: no generation holds more
  * than max_cgroups ids, and every thread's cgroup is still named. */
 static void test_set_full(void **state)
@@ -689,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_next_generation),
 		cmocka_unit_test(test_push_event),
 		cmocka_unit_test(test_set_full),
+		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_no_alloc),
 		cmocka_unit_test(test_reader_rules),
 		cmocka_unit_test(test_reader_huge_k),

@@ -162,8 +162,10 @@ static size_t to_record(const struct frec_event *ev, void *buf)
 		r->prev_prio = ev->sw.prev_prio;
 		r->next_prio = ev->sw.next_prio;
 		r->prev_state = ev->sw.prev_state;
-		/* a few cgroups, which threads leave and come back to */
-		r->next_cgroup = r->next_pid % 5 ? 100 + (r->next_pid + (ev->ts >> 22)) % 3 : 0;
+		/* a few cgroups, which threads leave and come back to often:
+		 * their tgids change with their role (pid reuse), and each
+		 * change starts them with no cgroup */
+		r->next_cgroup = r->next_pid % 5 ? 100 + (r->next_pid + (ev->ts >> 14)) % 3 : 0;
 		snprintf(r->prev_comm, FREC_COMM_LEN, "p%u", r->prev_pid);
 		snprintf(r->next_comm, FREC_COMM_LEN, "n%u", r->next_pid);
 		break;
@@ -189,7 +191,7 @@ static size_t to_record(const struct frec_event *ev, void *buf)
 		r->parent_tgid = ev->tgid;
 		r->child_pid = ev->fork.child_pid;
 		r->child_tgid = ev->fork.child_pid;
-		r->child_cgroup = 100 + (r->child_pid + (ev->ts >> 21)) % 3;
+		r->child_cgroup = 100 + (r->child_pid + (ev->ts >> 13)) % 3;
 		snprintf(r->parent_comm, FREC_COMM_LEN, "parent");
 		snprintf(r->child_comm, FREC_COMM_LEN, "child");
 		break;
