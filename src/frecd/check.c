@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "frecd/bpf_triggers.h"
 #include "frecd/caps.h"
+#include "frecd/cgroupfs.h"
 #include "frecd/check.h"
 #include "frecd/check_prog.h"
 #include "frecd/ksyms.h"
@@ -498,6 +499,41 @@ static bool check_kallsyms(struct check *c)
 	return ok;
 }
 
+/*
+ * Which hierarchy's cgroups events would carry (--cgroup-hierarchy, auto
+ * by default), and how their ids are named: by handle needs
+ * CAP_DAC_READ_SEARCH, else the hierarchy is walked. Not needed to run.
+ */
+static void check_cgroups(struct check *c, const struct frecd_options *o)
+{
+	const char *want = o->cgroup_hierarchy ? o->cgroup_hierarchy : "auto";
+	struct frecd_cgroupfs fs;
+	char line[PATH_MAX + 64], err[512];
+	bool ok;
+
+	if (frecd_cgroupfs__open(&fs, want, NULL, err, sizeof(err))) {
+		why(c, "--cgroup-hierarchy %s: %s", want, err);
+		report(c, false, "cgroups");
+		why(c, "no cgroup hierarchy is recorded");
+		report(c, false, "cgroup_names");
+		return;
+	}
+	frecd_cgroupfs__describe(&fs, line, sizeof(line));
+	why(c, "%s", line);
+	report(c, fs.mode != FREC_CGROUP_NONE, "cgroups");
+	ok = fs.mount_fd >= 0 && fs.by_handle;
+	if (ok)
+		why(c, "by handle");
+	else if (fs.mount_fd >= 0)
+		why(c, "by walking (no CAP_DAC_READ_SEARCH, or no file handles here)");
+	else if (fs.mode != FREC_CGROUP_NONE)
+		why(c, "by id only: no cgroup filesystem in view");
+	else
+		why(c, "no cgroup hierarchy is recorded");
+	report(c, ok, "cgroup_names");
+	frecd_cgroupfs__close(&fs);
+}
+
 int frecd_check__run(const struct frecd_options *o, FILE *out)
 {
 	enum frecd_log_level level = frecd_log__level();
@@ -524,6 +560,7 @@ int frecd_check__run(const struct frecd_options *o, FILE *out)
 	check_triggers(&c, progs, progs_raw_tp);
 	check_recursion(&c);
 	check_kallsyms(&c);
+	check_cgroups(&c, o);
 	frecd_log__set_level(level);
 
 	if (!caps)

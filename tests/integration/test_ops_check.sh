@@ -5,16 +5,25 @@
 # --btf is named; a configuration error is a usage error.
 . "$FREC_TEST_LIB"
 
-items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion kallsyms"
+items="kernel CAP_BPF CAP_PERFMON CAP_SYS_ADMIN btf ringbuf tp_btf raw_tp tracefs tracepoint uprobe usdt programs triggers recursion kallsyms cgroups cgroup_names"
+nitems=18
 line_re='^(ok|missing) +[A-Za-z_]+ +\(.+\)$'
+
+# A cgroup of the test's own makes auto choose v2 (its root has a child).
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cgdir=""
+if [ -n "$CG" ] && mkdir "$CG/frec-it.$$" 2>/dev/null; then
+	cgdir="$CG/frec-it.$$"
+	trap 'cleanup_frecd; rmdir "$cgdir"' EXIT
+fi
 
 "$FRECD" --check --config /dev/null > check.out 2> check.err
 rc=$?
 [ ! -s check.err ] || { cat check.err >&2; fail "--check wrote to stderr"; }
 assert_eq "--check exit status" 0 "$rc"
-assert_eq "--check lines" 17 "$(wc -l < check.out)"
-assert_eq "--check items in order" "$items" "$(head -n 16 check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "lines of the item format" 16 "$(grep -Ec "$line_re" check.out)"
+assert_eq "--check lines" $((nitems + 1)) "$(wc -l < check.out)"
+assert_eq "--check items in order" "$items" "$(head -n $nitems check.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "lines of the item format" $nitems "$(grep -Ec "$line_re" check.out)"
 assert_eq "last line" "frecd can run here" "$(tail -n 1 check.out)"
 assert_eq "kallsyms as root" ok "$(awk '$2 == "kallsyms" { print $1 }' check.out)"
 assert_eq "kernel" "ok       kernel         ($(uname -r) $(uname -m))" "$(awk '$2 == "kernel"' check.out)"
@@ -47,6 +56,20 @@ else
 	assert_eq "tracefs" "missing  tracefs        (not mounted at /sys/kernel/tracing; only classic tracepoints need it, frecd does not: mount -t tracefs nodev /sys/kernel/tracing)" \
 		"$(awk '$2 == "tracefs"' check.out)"
 fi
+
+# The cgroups events would carry, and how their ids are named (as root:
+# by handle)
+if [ -n "$cgdir" ]; then
+	assert_eq "cgroups" "ok       cgroups        (v2 at $CG)" "$(awk '$2 == "cgroups"' check.out)"
+	assert_eq "cgroup names" "ok       cgroup_names   (by handle)" "$(awk '$2 == "cgroup_names"' check.out)"
+fi
+"$FRECD" --check --config /dev/null --cgroup-hierarchy none > none.out || fail "--check --cgroup-hierarchy none failed"
+assert_eq "cgroups with none" "missing  cgroups        (none: --cgroup-hierarchy none)" "$(awk '$2 == "cgroups"' none.out)"
+assert_eq "cgroup names with none" "missing  cgroup_names   (no cgroup hierarchy is recorded)" "$(awk '$2 == "cgroup_names"' none.out)"
+"$FRECD" --check --config /dev/null --cgroup-hierarchy frecnosuch > nosuch.out || fail "--check with an unmounted controller failed"
+assert_eq "cgroups with an unmounted controller" \
+	"missing  cgroups        (--cgroup-hierarchy frecnosuch: no v1 hierarchy of controller frecnosuch is mounted: mount one (mount -t cgroup -o frecnosuch cgroup DIR), or use auto or v2)" \
+	"$(awk '$2 == "cgroups"' nosuch.out)"
 
 # --attach raw_tp is checked as configured
 "$FRECD" --check --config /dev/null --attach raw_tp > raw.out || fail "--check --attach raw_tp failed"
@@ -82,8 +105,13 @@ as_nobody "$pub/frecd" --check --config /dev/null > nobody.out 2> nobody.err
 rc=$?
 rm -rf "$pub"
 assert_eq "--check as nobody: exit" 1 "$rc"
-assert_eq "--check as nobody: lines" 17 "$(wc -l < nobody.out)"
-assert_eq "--check as nobody: items" "$items" "$(head -n 16 nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "--check as nobody: lines" $((nitems + 1)) "$(wc -l < nobody.out)"
+assert_eq "--check as nobody: items" "$items" "$(head -n $nitems nobody.out | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
+# without CAP_DAC_READ_SEARCH no handle opens: the hierarchy is walked
+if [ -n "$cgdir" ]; then
+	assert_eq "cgroup names as nobody" "missing  cgroup_names   (by walking (no CAP_DAC_READ_SEARCH, or no file handles here))" \
+		"$(awk '$2 == "cgroup_names"' nobody.out)"
+fi
 for item in CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ringbuf tp_btf raw_tp uprobe usdt programs triggers recursion kallsyms; do
 	assert_eq "$item as nobody" "missing" "$(awk -v i="$item" '$2 == i { print $1 }' nobody.out)"
 done

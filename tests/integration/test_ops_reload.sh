@@ -38,6 +38,15 @@ status_until() {
 	done
 }
 
+# A cgroup made before frecd starts: auto then records v2 (its root has a
+# child), for the cgroup filter's reloads at the end.
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cga=""
+if [ -n "$CG" ] && mkdir "$CG/frec-it.$$.a" 2>/dev/null; then
+	cga="$CG/frec-it.$$.a"
+	trap 'cleanup_frecd; rmdir "$cga"' EXIT
+fi
+
 mkdir -m 700 snaps snaps2
 conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $fp"
 start_frecd --config "$cf"
@@ -144,5 +153,50 @@ paste -d ' ' gfirst glast | while read -r f l; do
 done || exit 1
 "$FREC" report --json "$snap2" > report2.json || fail "frec report failed"
 grep -q '"gaps":2,' report2.json || fail "frec report does not count the 2 gaps"
+
+# --- the cgroup filter: on (programs reloaded), changed in place, off ----------------
+if [ -n "$cga" ]; then
+	swaps() { grep -c 'frecd info: nothing was recorded for [0-9.]* ms while the programs were replaced$' "$WORK/frecd.log"; }
+	base="output = $WORK/snaps2"
+	# The hierarchy was chosen at start: v2 here only if the cgroup2
+	# root had a child then. A cgroup= change is a restart's.
+	conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup_hierarchy = none"
+	reload
+	grep -q "frecd warn: reload: cgroup-hierarchy changed from auto to none: restart to change the hierarchy; still auto$" \
+		"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "the hierarchy change is not reported"; }
+	if "$FREC" status --json --socket "$FRECD_SOCKET" | grep -q '"cgroups":{"hierarchy":"v2"'; then
+		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup = /frec-it.$$.a"
+		reload
+		grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), 0 triggers, filtered by --cgroup," \
+			"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no reloaded line with the cgroup filter"; }
+		assert_eq "swaps after the cgroup filter is on" 3 "$(swaps)"
+		"$FREC" status --json --socket "$FRECD_SOCKET" | grep -q '"filters":\["/frec-it.'$$'.a"\]' ||
+			fail "status: the cgroup filter"
+		start_target tgt6 1 0 7 3
+		run_target tgt6
+		# another cgroup: the map is written in place, nothing swapped
+		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup = /"
+		reload
+		assert_eq "swaps after the cgroup filter changed" 3 "$(swaps)"
+		start_target tgt7 1 0 7 3
+		run_target tgt7
+		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup = /frec-it.$$.nosuch"
+		reload
+		grep -q "frecd error: reload failed: $cf:5: cgroup /frec-it.$$.nosuch: no cgroup /frec-it.$$.nosuch under $CG: give the path /proc/PID/cgroup shows for a process in it; the running configuration stays$" \
+			"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no line for an unknown cgroup"; }
+		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp"
+		reload
+		assert_eq "swaps after the cgroup filter is off" 4 "$(swaps)"
+		snap3=$("$FREC" snapshot --socket "$FRECD_SOCKET") || fail "frec snapshot 3 failed"
+		dump_json "$snap3" dump3.json
+		assert_eq "tgt6's exec, outside the cgroup" 0 "$(jcount dump3.json type=sched_process_exec pid="$tgt6_pid")"
+		assert_eq "tgt6's calls, outside the cgroup" 0 "$(jcount dump3.json type=uprobe pid="$tgt6_pid")"
+		assert_eq "tgt7's exec, in the root cgroup" 1 "$(jcount dump3.json type=sched_process_exec pid="$tgt7_pid")"
+		assert_eq "tgt7's nofp call" 1 "$(jcount dump3.json type=uprobe probe="$nofp" pid="$tgt7_pid")"
+		assert_eq "gaps marked, the cgroup filter's two among them" 4 "$(jcount dump3.json type=gap reason=reload)"
+	else
+		note "frecd records no v2 cgroups here: the cgroup filter's reload is not tried"
+	fi
+fi
 stop_frecd
 exit 0
