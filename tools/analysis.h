@@ -60,12 +60,18 @@ static inline bool frec_report__in_range(const struct frec_report_ctx *ctx, __u6
 	return ts >= ctx->lo && ts <= ctx->hi;
 }
 
-/* Whether --pid and --tid select the thread. */
+/* Whether the thread is in --cgroup PATH or below, as of the current event
+ * (analysis_cgroups.c). */
+bool frec_report__in_cgroup(const struct frec_report_ctx *ctx, __u32 tid);
+
+/* Whether --pid, --tid and --cgroup select the thread. */
 static inline bool frec_report__selected(const struct frec_report_ctx *ctx, __u32 tid, __u32 tgid)
 {
 	if (ctx->opts->has_tid && tid != ctx->opts->tid)
 		return false;
 	if (ctx->opts->has_pid && tgid != ctx->opts->pid)
+		return false;
+	if (ctx->opts->cgroup && !frec_report__in_cgroup(ctx, tid))
 		return false;
 	return true;
 }
@@ -90,6 +96,7 @@ struct frec_analysis_ops {
 /* The analyses, in the order report prints them. */
 extern const struct frec_analysis_ops frec_analysis_cpu_time;	/* analysis_cpu_time.c */
 extern const struct frec_analysis_ops frec_analysis_runqlat;	/* analysis_runqlat.c */
+extern const struct frec_analysis_ops frec_analysis_cgroups;	/* analysis_cgroups.c */
 extern const struct frec_analysis_ops frec_analysis_calls;	/* analysis_calls.c */
 extern const struct frec_analysis_ops frec_analysis_losses;	/* analysis_losses.c */
 extern const struct frec_analysis_ops frec_analysis_triggers;	/* analysis_triggers.c */

@@ -176,6 +176,174 @@ int frec_ctl__run(const char *cmd, const char *socket_path, const char *request,
 	return ret;
 }
 
+/* ---- the cgroups and namespaces of the status ------------------------ */
+
+/* The member key of the JSON object that starts at obj ('{'), its value's
+ * first byte; NULL when absent. Only the object's own members count: the
+ * nesting is followed and strings are skipped whole. */
+static const char *json_member(const char *obj, const char *key)
+{
+	size_t n = strlen(key);
+	int depth = 0;
+	const char *p;
+
+	for (p = obj; *p; p++) {
+		if (*p == '"') {
+			const char *q = p + 1;
+
+			while (*q && *q != '"')
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			if (depth == 1 && (size_t)(q - p - 1) == n && !strncmp(p + 1, key, n) &&
+			    q[0] == '"' && q[1] == ':')
+				return q + 2;
+			if (!*q)
+				return NULL;
+			p = q;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (--depth <= 0)
+				return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The JSON value at v as one text token: a string unquoted (its escapes
+ * kept as written; frecd escapes only quotes, backslashes and control
+ * characters), a number or word as is. */
+static void json_token(FILE *out, const char *v)
+{
+	const char *q;
+
+	if (*v != '"') {
+		fprintf(out, "%.*s", (int)strcspn(v, ",}]"), v);
+		return;
+	}
+	for (q = v + 1; *q && *q != '"'; q += q[0] == '\\' && q[1] ? 2 : 1)
+		;
+	fprintf(out, "%.*s", (int)(q - v - 1), v + 1);
+}
+
+/* Past the JSON string at v (its closing quote, or its end). */
+static const char *json_string_end(const char *v)
+{
+	for (v++; *v && *v != '"'; v += v[0] == '\\' && v[1] ? 2 : 1)
+		;
+	return *v ? v + 1 : v;
+}
+
+static void json_member_token(FILE *out, const char *obj, const char *key, const char *dflt)
+{
+	const char *v = json_member(obj, key);
+
+	if (v)
+		json_token(out, v);
+	else
+		fputs(dflt, out);
+}
+
+int frec_status__cgroup_lines(const char *json, FILE *out)
+{
+	const char *cg = strstr(json, "\"cgroups\":{"), *ns = strstr(json, "\"namespaces\":{");
+	const char *v;
+	int lines = 0;
+
+	if (cg) {
+		cg += strlen("\"cgroups\":");
+		fprintf(out, "%-13s ", "cgroups");
+		json_member_token(out, cg, "hierarchy", "?");
+		v = json_member(cg, "filters");
+		if (v && *v == '[' && v[1] == '"') {
+			fputs(", filtered by", out);
+			for (v++; *v == '"'; v += *v == ',') {
+				fputc(' ', out);
+				json_token(out, v);
+				v = json_string_end(v);
+			}
+		}
+		fputs(": ", out);
+		json_member_token(out, cg, "known", "0");
+		fputs(" known, ", out);
+		json_member_token(out, cg, "pending", "0");
+		fputs(" pending, ", out);
+		json_member_token(out, cg, "unnamed", "0");
+		fputs(" unnamed; ", out);
+		json_member_token(out, cg, "moves", "0");
+		fputs(" moves\n", out);
+		lines++;
+	}
+	if (ns) {
+		ns += strlen("\"namespaces\":");
+		fprintf(out, "%-13s pid ", "namespaces");
+		json_member_token(out, ns, "pid", "?");
+		fputs(" (host pid ", out);
+		json_member_token(out, ns, "host_pid", "?");
+		fputs("), /proc ", out);
+		json_member_token(out, ns, "proc", "?");
+		fputs(", cgroup ", out);
+		json_member_token(out, ns, "cgroup", "?");
+		fputc('\n', out);
+		lines++;
+	}
+	return lines;
+}
+
+/* Whether text has a line that starts with label. */
+static bool has_line(const char *text, const char *label)
+{
+	size_t n = strlen(label);
+	const char *p;
+
+	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, label, n))
+			return true;
+	return false;
+}
+
+/*
+ * frec status: frecd's text, then the cgroups and namespaces lines its
+ * status JSON has (a frecd that records none has neither), unless its text
+ * already has them. The JSON is a second request: its counts may be a
+ * moment later than the text's.
+ */
+static int status_text(const char *socket_path, int timeout_s)
+{
+	char *text = NULL, *json = NULL;
+	size_t tlen = 0, jlen = 0;
+	FILE *t = open_memstream(&text, &tlen), *j;
+	int rc;
+
+	if (!t)
+		return frec_ctl__run("frec status", socket_path, "status\n", timeout_s, false,
+				     stdout, stderr);
+	rc = frec_ctl__run("frec status", socket_path, "status\n", timeout_s, false, t, stderr);
+	fclose(t);
+	if (text)
+		fwrite(text, 1, tlen, stdout);
+	if (rc == FREC_EXIT_OK && text && !has_line(text, "cgroups ") &&
+	    !has_line(text, "namespaces ") && (j = open_memstream(&json, &jlen))) {
+		FILE *quiet = fopen("/dev/null", "w");
+
+		if (frec_ctl__run("frec status", socket_path, "status json\n", timeout_s, false, j,
+				  quiet ? quiet : stderr) == FREC_EXIT_OK) {
+			fclose(j);
+			j = NULL;
+			if (json)
+				frec_status__cgroup_lines(json, stdout);
+		}
+		if (j)
+			fclose(j);
+		if (quiet)
+			fclose(quiet);
+	}
+	free(text);
+	free(json);
+	if (fflush(stdout) && rc == FREC_EXIT_OK)
+		rc = FREC_EXIT_FAIL;
+	return rc;
+}
+
 static int parse_timeout(const char *cmd, const char *arg, int *out)
 {
 	char *end;
@@ -232,8 +400,11 @@ void frec_status__usage(FILE *f)
 		"ring buffers, the window's span and bytes, memory held and its bytes\n"
 		"per event, pool use, generations, snapshots written, probes with\n"
 		"their hit counts, triggers with their firings, snapshots and\n"
-		"suppressed firings (by delay, cooldown and rate limit), and the\n"
-		"--on-snapshot program's runs and failures.\n"
+		"suppressed firings (by delay, cooldown and rate limit), the\n"
+		"--on-snapshot program's runs and failures, and, when frecd records\n"
+		"cgroups, their hierarchy, --cgroup filters, the cgroups known, pending\n"
+		"and unnamed and the moves seen, and the namespaces frecd runs in (pid,\n"
+		"/proc, cgroup: host or own, and its pid on the host).\n"
 		"Needs root: frecd's control socket is for root only.\n"
 		"\n"
 		"OPTIONS\n"
@@ -429,6 +600,8 @@ int cmd_status(int argc, char **argv)
 			argv[optind]);
 		return FREC_EXIT_USAGE;
 	}
-	return frec_ctl__run("frec status", socket_path, json ? "status json\n" : "status\n",
-			     timeout_s, false, stdout, stderr);
+	if (!json)
+		return status_text(socket_path, timeout_s);
+	return frec_ctl__run("frec status", socket_path, "status json\n", timeout_s, false, stdout,
+			     stderr);
 }

@@ -51,6 +51,17 @@ void frec_dump__usage(FILE *f)
 		"                      was measured, ns for durations); suppressed=yes: count\n"
 		"                      firings that took no snapshot, the first at TS, the\n"
 		"                      worst (value_ns) on tid; cpu 4294967295 then\n"
+		"  cgroup              pid comm cgroup cgroup_id [container]: thread pid is in\n"
+		"                      that cgroup from TS on\n"
+		"\n"
+		"When the snapshot records cgroups (frec info: \"cgroups: v2\"), each type's\n"
+		"keys are followed by the cgroup of the thread each names, as of that event:\n"
+		"prev_cgroup prev_cgroup_id next_cgroup next_cgroup_id (sched_switch),\n"
+		"cgroup cgroup_id of the woken (wakings), parent_cgroup parent_cgroup_id\n"
+		"child_cgroup child_cgroup_id (fork), cgroup cgroup_id (exec, exit, rename,\n"
+		"migrate, probes, trigger; none for lost and gap). A container=ID key\n"
+		"(prev_container, ...) follows each *cgroup_id whose path names a container.\n"
+		"A path not known is ? (JSON null); its id is 0 when the cgroup is not known.\n"
 		"\n"
 		"A blocking sched_switch (frecd --stacks offcpu: prev's stacks) and a probe hit\n"
 		"(--stacks probes) end with stack=F1;F2;... : the kernel frames, then the user\n"
@@ -78,6 +89,7 @@ struct dumper {
 	struct frec_out *o;
 	struct frec_walk *w;
 	bool json;
+	bool cgroups;		/* the header says events carry cgroups */
 	struct frec_debugsym *ds;
 	char sw0[FREC_COMM_LEN + 8], sw1[FREC_COMM_LEN + 8];
 };
@@ -121,6 +133,41 @@ static void kv_comm(struct dumper *d, const char *k, __u32 tid, __u32 cpu, char 
 	kv_str(d, k, frec_walk__comm(d->w, tid, cpu, buf), FREC_COMM_LEN + 8);
 }
 
+/*
+ * PREFIXcgroup PREFIXcgroup_id [PREFIXcontainer] of id: the path, null in
+ * JSON and "?" in text when not known (id 0, or a cgroup the generation
+ * could not name); the container only when the path names one.
+ */
+static void cgroup_keys(struct dumper *d, const char *prefix, __u64 id)
+{
+	const struct frec_cgroup_info *c;
+	char k[32];
+
+	c = frec_walk__cgroup_info(d->w, id);
+	snprintf(k, sizeof(k), "%scgroup", prefix);
+	if (c && c->path && c->path[0]) {
+		kv_str(d, k, c->path, 4096);
+	} else {
+		key(d, k);
+		frec_out__str(d->o, d->json ? "null" : "?");
+	}
+	snprintf(k, sizeof(k), "%scgroup_id", prefix);
+	kv_u64(d, k, id);
+	if (c && c->container && c->container[0]) {
+		snprintf(k, sizeof(k), "%scontainer", prefix);
+		kv_str(d, k, c->container, 256);
+	}
+}
+
+/* The cgroup keys of a thread as of the current event: only in files whose
+ * header says events carry cgroups, so that older files dump as they
+ * always did. */
+static void thread_cgroup(struct dumper *d, const char *prefix, __u32 tid)
+{
+	if (d->cgroups)
+		cgroup_keys(d, prefix, frec_walk__cgroup_id(d->w, tid));
+}
+
 static void probe_fields(struct dumper *d, const struct frec_event *ev)
 {
 	const struct frec_probe_info *p = frec_walk__probe(d->w, ev->probe.probe_id);
@@ -145,6 +192,7 @@ static void probe_fields(struct dumper *d, const struct frec_event *ev)
 		frec_out__char(d->o, ']');
 	if (ev->type == FREC_EV_URETPROBE)
 		kv_s64(d, "ret", ev->probe.ret);
+	thread_cgroup(d, "", ev->tid);
 }
 
 /* name trigger_id tid pid comm value_ns suppressed count: the thread is the
@@ -170,6 +218,7 @@ static void trigger_fields(struct dumper *d, const struct frec_event *ev)
 	else
 		frec_out__str(d->o, supp ? "yes" : "no");
 	kv_u64(d, "count", ev->trigger.count);
+	thread_cgroup(d, "", ev->tid);
 }
 
 static void text_frames(struct dumper *d, const struct frec_stack *s, bool *first)
@@ -206,7 +255,7 @@ static void stack_field(struct dumper *d)
 static void dump_event(struct dumper *d, const struct frec_event *ev)
 {
 	struct frec_out *o = d->o;
-	const char *type = frec_type__name(ev->type);
+	const char *type = ev->type == FREC_EV_CGROUP ? "cgroup" : frec_type__name(ev->type);
 	char state[32];
 
 	if (d->json) {
@@ -239,6 +288,8 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 		kv_comm(d, "next_comm", ev->sw.next_pid, ev->cpu, d->sw1);
 		kv_u64(d, "next_pid", ev->sw.next_pid);
 		kv_s64(d, "next_prio", ev->sw.next_prio);
+		thread_cgroup(d, "prev_", ev->sw.prev_pid);
+		thread_cgroup(d, "next_", ev->sw.next_pid);
 		stack_field(d);
 		break;
 	case FREC_EV_SCHED_WAKING:
@@ -249,12 +300,15 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 		kv_s64(d, "prio", ev->wake.prio);
 		kv_u64(d, "target_cpu", ev->wake.target_cpu);
 		kv_u64(d, "waker", ev->wake.waker);
+		thread_cgroup(d, "", ev->wake.pid);
 		break;
 	case FREC_EV_PROCESS_FORK:
 		kv_comm(d, "parent_comm", ev->fork.parent_pid, ev->cpu, d->sw0);
 		kv_u64(d, "parent_pid", ev->fork.parent_pid);
 		kv_comm(d, "child_comm", ev->fork.child_pid, ev->cpu, d->sw1);
 		kv_u64(d, "child_pid", ev->fork.child_pid);
+		thread_cgroup(d, "parent_", ev->fork.parent_pid);
+		thread_cgroup(d, "child_", ev->fork.child_pid);
 		break;
 	case FREC_EV_PROCESS_EXEC:
 		kv_str(d, "filename", ev->exec.filename, FREC_FILENAME_LEN);
@@ -264,17 +318,20 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 			kv_str(d, "comm", ev->exec.comm, FREC_COMM_LEN);
 		else
 			kv_comm(d, "comm", ev->exec.pid, ev->cpu, d->sw0);
+		thread_cgroup(d, "", ev->exec.pid);
 		break;
 	case FREC_EV_PROCESS_EXIT:
 		kv_comm(d, "comm", ev->exit.pid, ev->cpu, d->sw0);
 		kv_u64(d, "pid", ev->exit.pid);
 		kv_u64(d, "tgid", ev->exit.tgid);
+		thread_cgroup(d, "", ev->exit.pid);
 		break;
 	case FREC_EV_TASK_RENAME:
 		kv_u64(d, "pid", ev->rename.pid);
 		/* the walker applies the rename after this event: still the old name */
 		kv_comm(d, "oldcomm", ev->rename.pid, ev->cpu, d->sw0);
 		kv_str(d, "newcomm", ev->rename.newcomm, FREC_COMM_LEN);
+		thread_cgroup(d, "", ev->rename.pid);
 		break;
 	case FREC_EV_MIGRATE_TASK:
 		kv_comm(d, "comm", ev->migrate.pid, ev->cpu, d->sw0);
@@ -282,6 +339,14 @@ static void dump_event(struct dumper *d, const struct frec_event *ev)
 		kv_s64(d, "prio", ev->migrate.prio);
 		kv_u64(d, "orig_cpu", ev->migrate.orig_cpu);
 		kv_u64(d, "dest_cpu", ev->migrate.dest_cpu);
+		thread_cgroup(d, "", ev->migrate.pid);
+		break;
+	case FREC_EV_CGROUP:
+		/* the walker applies the move after this event: the new cgroup
+		 * is the event's own */
+		kv_u64(d, "pid", ev->tid);
+		kv_comm(d, "comm", ev->tid, ev->cpu, d->sw0);
+		cgroup_keys(d, "", ev->cgroup.id);
 		break;
 	case FREC_EV_UPROBE:
 	case FREC_EV_URETPROBE:
@@ -327,6 +392,7 @@ int frec_dump__run(const char *path, const struct frec_dump_opts *opts, FILE *ou
 	d.w = frec_walk__open(path, &wo, err, &status);
 	if (!d.w)
 		return status;
+	d.cgroups = frec_walk__header(d.w)->config.flags & FREC_CFG_CGROUPS;
 	d.ds = frec_debugsym__new(opts ? opts->debug_dir : NULL);
 	d.o = d.ds ? frec_out__new(out, false) : NULL;
 	if (!d.o) {

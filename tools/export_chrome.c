@@ -4,6 +4,10 @@
  * and Perfetto's JSON importer.
  *
  *  - "M" metadata names every process and thread (again when a name changes);
+ *    a process placed in a cgroup (its main thread's, else its first placed
+ *    thread's, when first named) has the container's first 12 hex digits,
+ *    or the cgroup's last component, in brackets after its name, and a
+ *    "process_labels" metadata event "container=ID,cgroup=PATH";
  *  - each thread's lane holds "running" X slices, from being switched in to
  *    being switched out, and instants for fork, exec and exit;
  *  - a pseudo-process "CPUs" holds one lane per CPU with what ran there;
@@ -14,6 +18,7 @@
  *    generations); one that never returned is marked "unfinished". USDT and
  *    unpaired hits are instants there;
  *  - lost records are instants on their CPU's lane;
+ *  - a move to another cgroup is an instant "cgroup PATH" on the thread;
  *  - a trigger's firing (or its suppressed ones) is an instant "trigger
  *    NAME" on the thread it held for (global when it names none);
  *  - a broken switch chain (cpu_chain.h: the kernel reported no switch out
@@ -104,7 +109,7 @@ static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, cons
 	pid_tid(x, pid, tid);
 	frec_out__str(x->ew.o, ",\"args\":{\"name\":");
 	if (suffix) {
-		char buf[FREC_COMM_LEN + 32];
+		char buf[4096 + 64];
 
 		snprintf(buf, sizeof(buf), "%.*s%s", (int)max, name, suffix);
 		frec_json__str(x->ew.o, buf, sizeof(buf));
@@ -116,11 +121,12 @@ static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, cons
 
 static void name_process(struct cexport *x, __u32 tgid)
 {
+	const struct frec_cgroup_info *c;
 	const struct frec_process *p;
 	const struct frec_thread *t;
 	uint64_t *slot;
 	bool created;
-	char buf[FREC_COMM_LEN + 8];
+	char buf[FREC_COMM_LEN + 8], sbuf[16], suffix[64], labels[4096 + 32];
 
 	slot = frec_map__put(&x->pnamed, tgid, &created);
 	if (!slot) {
@@ -131,11 +137,31 @@ static void name_process(struct cexport *x, __u32 tgid)
 		return;
 	p = frec_gen__process(frec_walk__gen(x->ew.w), tgid);
 	t = frec_walk__thread(x->ew.w, tgid);
+	c = frec_walk__process_cgroup(x->ew.w, tgid);
+	if (c) {
+		size_t n;
+		const char *s = frec_cgroup__short(c, sbuf, &n);
+
+		snprintf(suffix, sizeof(suffix), " [%.*s]", (int)(n < 48 ? n : 48), s);
+	}
 	if (p && p->cmdline && p->cmdline[0])
-		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, NULL);
+		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, c ? suffix : NULL);
 	else
 		meta(x, "process_name", tgid, tgid,
-		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN, NULL);
+		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN,
+		     c ? suffix : NULL);
+	if (!c)
+		return;
+	sep(x);
+	frec_out__str(x->ew.o, "{\"ph\":\"M\",\"name\":\"process_labels\"");
+	pid_tid(x, tgid, tgid);
+	frec_out__str(x->ew.o, ",\"args\":{\"labels\":");
+	if (c->container && c->container[0])
+		snprintf(labels, sizeof(labels), "container=%.12s,cgroup=%s", c->container, c->path);
+	else
+		snprintf(labels, sizeof(labels), "cgroup=%s", c->path);
+	frec_json__str(x->ew.o, labels, sizeof(labels));
+	frec_out__str(x->ew.o, "}}");
 }
 
 /* Name a thread's lane when first seen and whenever its name changed. */
@@ -494,6 +520,25 @@ static void on_trigger(struct cexport *x, const struct frec_event *ev)
 	free(name);
 }
 
+/* A move: an instant "cgroup PATH" (the id when unnamed) on the thread. */
+static void on_cgroup(struct cexport *x, const struct frec_event *ev)
+{
+	const struct frec_cgroup_info *c = frec_walk__cgroup_info(x->ew.w, ev->cgroup.id);
+	char name[4096 + 32];
+	__u32 tgid;
+
+	if (!ev->tid)
+		return;
+	if (c && c->path && c->path[0])
+		snprintf(name, sizeof(name), "cgroup %s", c->path);
+	else
+		snprintf(name, sizeof(name), "cgroup id %llu", (unsigned long long)ev->cgroup.id);
+	tgid = frec_walk__tgid(x->ew.w, ev->tid);
+	name_thread(x, ev->tid);
+	instant_begin(x, name, "cgroup", ev->ts, tgid, ev->tid);
+	frec_out__printf(x->ew.o, "\"cgroup_id\":%llu}}", (unsigned long long)ev->cgroup.id);
+}
+
 static int export_gen(struct cexport *x)
 {
 	const struct frec_event *ev;
@@ -532,6 +577,9 @@ static int export_gen(struct cexport *x)
 			break;
 		case FREC_EV_TRIGGER:
 			on_trigger(x, ev);
+			break;
+		case FREC_EV_CGROUP:
+			on_cgroup(x, ev);
 			break;
 		default:
 			break;

@@ -9,13 +9,15 @@
  * a ClockSnapshot and the FtraceStats of the start (perfetto_trace.c). Then
  * per generation, in time order:
  *  - one ProcessTree packet at the generation's start naming every process
- *    and thread of its task table (perfetto_tasks.c);
+ *    and thread of its task table, and a TrackDescriptor labelling each
+ *    process with its cgroup and container when first known
+ *    (perfetto_tasks.c);
  *  - per CPU, FtraceEventBundles: sched_switch and sched_waking in the
  *    compact_sched arrays, the other scheduler and task events as full
  *    FtraceEvents; a bundle following lost records has lost_events set
  *    (perfetto_ftrace.c, perfetto_tasks.c);
- *  - probe hits and trigger firings as TrackEvents on one track per thread
- *    (perfetto_slices.c);
+ *  - probe hits, trigger firings and cgroup moves as TrackEvents on one
+ *    track per thread (perfetto_slices.c);
  *  - the stacks of blocking switches as PerfSamples on the blocked thread,
  *    with sched_blocked_reason (perfetto_stacks.c).
  * Last, the calls still open and the FtraceStats of the end, with the
@@ -54,6 +56,7 @@ static int export_gen(struct pexport *x)
 	if ((rc = frec_export_walk__gen(&x->ew)))
 		return rc;
 	pexport__process_tree(x);
+	pexport__process_labels(x);
 	while (!x->err && (ev = frec_export_walk__next(&x->ew, &v, &run))) {
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:
@@ -100,6 +103,9 @@ static int export_gen(struct pexport *x)
 		case FREC_EV_TRIGGER:
 			pexport__trigger(x, ev);
 			break;
+		case FREC_EV_CGROUP:
+			pexport__cgroup_move(x, ev);
+			break;
 		default:
 			break;
 		}
@@ -122,6 +128,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_map__init(&x.tracks);
 	frec_map__init(&x.seen);
 	frec_map__init(&x.ppids);
+	frec_map__init(&x.labeled);
 	frec_lost__init(&x.lost);
 	x.debug_dir = opts ? opts->debug_dir : NULL;
 	rc = frec_export_walk__open(&x.ew, path, opts, out, err);
@@ -156,6 +163,7 @@ int frec_export_perfetto__run(const char *path, const struct frec_export_opts *o
 	frec_map__fini(&x.tracks);
 	frec_map__fini(&x.seen);
 	frec_map__fini(&x.ppids);
+	frec_map__fini(&x.labeled);
 	frec_lost__fini(&x.lost);
 	frec_pb__fini(&x.pkt);
 	return frec_export_walk__close(&x.ew, rc, path, err, st);

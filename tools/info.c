@@ -35,6 +35,15 @@ struct trigger_count {
 	__u64 suppressed;	/* firings the aggregates count */
 };
 
+/* A cgroup the events name, over every generation: kept sorted by id. */
+struct cgroup_count {
+	__u64 id;
+	char *path;		/* the first name a generation gave it, or NULL */
+	char *container;
+	struct frec_map tids;	/* the threads seen in it */
+	__u64 events;		/* events of its threads while in it */
+};
+
 struct gen_stacks {
 	__u64 gen;		/* 1-based, among the intact generations */
 	__u32 nstacks, nmappings;
@@ -57,6 +66,10 @@ struct info {
 	__u64 chain_breaks;
 	struct gen_stacks *gstacks;	/* generations with a stack table */
 	size_t ngstacks;
+	struct cgroup_count *cgs;	/* sorted by id */
+	size_t ncgs;
+	struct gen_stacks *gcgroups;	/* generations with a cgroup table (its size in nstacks) */
+	size_t ngcgroups;
 };
 
 void frec_info__usage(FILE *f)
@@ -75,6 +88,14 @@ void frec_info__usage(FILE *f)
 		"switch chains (a sched_switch naming another prev than the thread switched\n"
 		"in before on that CPU: the kernel reported no switch out of it) and bytes\n"
 		"per event.\n"
+		"\n"
+		"A snapshot that records cgroups also has the hierarchy (cgroups: v2, or\n"
+		"v1 (CONTROLLER)), frecd's --cgroup filters, each generation's cgroup table\n"
+		"size, and every cgroup its threads were in (path, id, container id in 12\n"
+		"hex digits, threads, and events of its threads while in it), most events\n"
+		"first. JSON: \"cgroup_hierarchy\", \"cgroup_filters\", \"cgroup_tables\",\n"
+		"\"cgroups\":[{\"id\",\"path\" (null when not named),\"container\",\"threads\",\n"
+		"\"events\"}].\n"
 		"\n"
 		"  -j, --json   one JSON object instead of text\n"
 		"  -h, --help   this help\n");
@@ -164,6 +185,107 @@ static void count_trigger(struct info *in, struct frec_map *tids, const struct f
 		t->fired++;
 }
 
+static struct cgroup_count *cgroup_find(struct info *in, __u64 id, bool add)
+{
+	size_t lo = 0, hi = in->ncgs;
+	struct cgroup_count *c;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->cgs[mid].id == id)
+			return &in->cgs[mid];
+		if (in->cgs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!add)
+		return NULL;
+	c = realloc(in->cgs, (in->ncgs + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	in->cgs = c;
+	memmove(&c[lo + 1], &c[lo], (in->ncgs - lo) * sizeof(*c));
+	in->ncgs++;
+	c += lo;
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	frec_map__init(&c->tids);
+	return c;
+}
+
+/* Thread tid is in cgroup id (not 0): count it there, and take the name
+ * the generation gives the cgroup if none came before. */
+static int cgroup_thread(struct frec_walk *w, struct info *in, __u64 id, __u32 tid)
+{
+	const struct frec_cgroup_info *ci;
+	struct cgroup_count *c = cgroup_find(in, id, true);
+
+	if (!c || (tid && !frec_map__put(&c->tids, tid, NULL)))
+		return -ENOMEM;
+	if (c->path || !(ci = frec_walk__cgroup_info(w, id)) || !ci->path || !ci->path[0])
+		return 0;
+	c->path = strdup(ci->path);
+	c->container = strdup(ci->container ? ci->container : "");
+	return c->path && c->container ? 0 : -ENOMEM;
+}
+
+/* The generation's cgroups: its named ones, and where its threads start. */
+static int gen_cgroups(struct frec_walk *w, struct info *in)
+{
+	const struct frec_gen_info *gi = frec_walk__gen_info(w);
+	size_t i, n = frec_walk__nthreads(w);
+	int rc;
+
+	if (gi->ncgroups) {
+		struct gen_stacks *g = realloc(in->gcgroups, (in->ngcgroups + 1) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		in->gcgroups = g;
+		g[in->ngcgroups].gen = frec_walk__gens(w);
+		g[in->ngcgroups].nstacks = gi->ncgroups;
+		g[in->ngcgroups].nmappings = 0;
+		in->ngcgroups++;
+	}
+	for (i = 0; i < gi->ncgroups; i++) {
+		const struct frec_cgroup_info *c = frec_gen__cgroup_at(frec_walk__gen(w), (__u32)i);
+
+		if (c && c->id && (rc = cgroup_thread(w, in, c->id, 0)))
+			return rc;
+	}
+	for (i = 0; i < n; i++) {
+		const struct frec_thread *t = frec_walk__thread_at(w, i);
+
+		if (t && t->tid && t->cgroup && (rc = cgroup_thread(w, in, t->cgroup, t->tid)))
+			return rc;
+	}
+	return 0;
+}
+
+/* An event counts for the cgroup its thread is in; a move for the new one. */
+static int cgroup_event(struct frec_walk *w, struct info *in, const struct frec_event *ev)
+{
+	struct cgroup_count *c;
+	__u64 id;
+
+	if (ev->type == FREC_EV_CGROUP) {
+		int rc;
+
+		if (!ev->tid || !ev->cgroup.id)
+			return 0;
+		if ((rc = cgroup_thread(w, in, ev->cgroup.id, ev->tid)))
+			return rc;
+		id = ev->cgroup.id;
+	} else {
+		id = frec_walk__cgroup_id(w, ev->tid);
+	}
+	if (id && (c = cgroup_find(in, id, false)))
+		c->events++;
+	return 0;
+}
+
 static int add_drops(struct info *in, const struct frec_gen_info *gi)
 {
 	__u32 i, n = gi->ncpus > FREC_MAX_CPUS ? FREC_MAX_CPUS : gi->ncpus;
@@ -230,7 +352,7 @@ static int collect(struct frec_walk *w, struct info *in)
 			}
 			*slot = (uint64_t)k + 1;
 		}
-		if ((rc = gen_triggers(w, in, &tids)))
+		if ((rc = gen_triggers(w, in, &tids)) || (rc = gen_cgroups(w, in)))
 			goto out;
 		frec_chain__gen(chain, w);
 		while ((ev = frec_walk__next_event(w))) {
@@ -248,6 +370,8 @@ static int collect(struct frec_walk *w, struct info *in)
 				in->last_ts = ev->ts;
 			if (ev->type == FREC_EV_TRIGGER)
 				count_trigger(in, &tids, ev);
+			if (in->ncgs && (rc = cgroup_event(w, in, ev)))
+				goto out;
 			if (ev->type != FREC_EV_UPROBE && ev->type != FREC_EV_URETPROBE &&
 			    ev->type != FREC_EV_USDT)
 				continue;
@@ -266,6 +390,143 @@ out:
 	frec_map__fini(&ids);
 	frec_map__fini(&tids);
 	return rc;
+}
+
+/* Most events first, then by id: the order of the cgroups table. */
+static int cgroup_cmp(const void *a, const void *b)
+{
+	const struct cgroup_count *x = *(const struct cgroup_count *const *)a;
+	const struct cgroup_count *y = *(const struct cgroup_count *const *)b;
+
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The cgroups by events, as pointers into in->cgs; NULL when there are
+ * none (or no memory, then the table is left out). */
+static const struct cgroup_count **cgroups_sorted(const struct info *in)
+{
+	const struct cgroup_count **v;
+	size_t i;
+
+	if (!in->ncgs || !(v = malloc(in->ncgs * sizeof(*v))))
+		return NULL;
+	for (i = 0; i < in->ncgs; i++)
+		v[i] = &in->cgs[i];
+	qsort(v, in->ncgs, sizeof(*v), cgroup_cmp);
+	return v;
+}
+
+/* The header's cgroup lines, in files that record cgroups: older files'
+ * output stays as it was. */
+static bool has_cgroups(const struct frec_header *h)
+{
+	return h->config.flags & FREC_CFG_CGROUPS;
+}
+
+/* "v2", "v1 (pids)", or "not recorded" */
+static void hierarchy_text(struct frec_out *o, const struct frec_header *h)
+{
+	const char *hy = h->config.cgroup_hierarchy;
+
+	if (!hy[0]) {
+		frec_out__str(o, "not recorded");
+	} else if (!strcmp(hy, "v2")) {
+		frec_out__str(o, "v2");
+	} else {
+		frec_out__str(o, "v1 (");
+		frec_text__str(o, hy, sizeof(h->config.cgroup_hierarchy));
+		frec_out__char(o, ')');
+	}
+}
+
+/* The header's lines: the hierarchy, the --cgroup filters, and the size of
+ * each generation's cgroup table. */
+static void print_cgroup_header(struct frec_out *o, const struct frec_header *h,
+				const struct info *in)
+{
+	__u32 i, n = h->config.ncgroups < 8 ? h->config.ncgroups : 8;
+
+	frec_out__str(o, "cgroups:      ");
+	hierarchy_text(o, h);
+	frec_out__char(o, '\n');
+	for (i = 0; i < in->ngcgroups; i++)
+		frec_out__printf(o, "  generation %llu: %u cgroups\n",
+				 (unsigned long long)in->gcgroups[i].gen, in->gcgroups[i].nstacks);
+	if (!h->config.ncgroups)
+		return;
+	frec_out__str(o, "cgroup filter:");
+	for (i = 0; i < n; i++) {
+		frec_out__char(o, ' ');
+		frec_text__str(o, h->config.cgroups[i], sizeof(h->config.cgroups[i]));
+	}
+	if (h->config.ncgroups > n)
+		frec_out__printf(o, " ... (%u)", h->config.ncgroups);
+	frec_out__char(o, '\n');
+}
+
+/* The cgroups the events name, most events first. */
+static void print_cgroup_table(struct frec_out *o, const struct info *in)
+{
+	const struct cgroup_count **v = cgroups_sorted(in);
+	size_t i;
+
+	frec_out__printf(o, "cgroups seen: %zu\n", in->ncgs);
+	for (i = 0; v && i < in->ncgs; i++) {
+		const struct cgroup_count *c = v[i];
+
+		frec_out__str(o, "  ");
+		if (c->path)
+			frec_text__str(o, c->path, 4096);
+		else
+			frec_out__char(o, '?');
+		frec_out__printf(o, " (id %llu", (unsigned long long)c->id);
+		if (c->container && c->container[0]) {
+			frec_out__str(o, ", container ");
+			frec_text__str(o, c->container, 12);
+		}
+		frec_out__printf(o, "): %zu threads, %llu events\n", c->tids.len,
+				 (unsigned long long)c->events);
+	}
+	free(v);
+}
+
+static void print_cgroups_json(struct frec_out *o, const struct frec_header *h,
+			       const struct info *in)
+{
+	const struct cgroup_count **v = cgroups_sorted(in);
+	__u32 i, n = h->config.ncgroups < 8 ? h->config.ncgroups : 8;
+
+	frec_out__str(o, ",\"cgroup_hierarchy\":");
+	frec_json__str(o, h->config.cgroup_hierarchy, sizeof(h->config.cgroup_hierarchy));
+	frec_out__str(o, ",\"cgroup_filters\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			frec_out__char(o, ',');
+		frec_json__str(o, h->config.cgroups[i], sizeof(h->config.cgroups[i]));
+	}
+	frec_out__printf(o, "],\"ncgroup_filters\":%u,\"cgroup_tables\":[", h->config.ncgroups);
+	for (i = 0; i < in->ngcgroups; i++)
+		frec_out__printf(o, "%s{\"generation\":%llu,\"ncgroups\":%u}", i ? "," : "",
+				 (unsigned long long)in->gcgroups[i].gen, in->gcgroups[i].nstacks);
+	frec_out__str(o, "],\"cgroups\":[");
+	for (i = 0; v && i < in->ncgs; i++) {
+		const struct cgroup_count *c = v[i];
+
+		frec_out__printf(o, "%s{\"id\":%llu,\"path\":", i ? "," : "",
+				 (unsigned long long)c->id);
+		if (c->path)
+			frec_json__str(o, c->path, 4096);
+		else
+			frec_out__str(o, "null");
+		frec_out__str(o, ",\"container\":");
+		frec_json__str(o, c->container ? c->container : "", 256);
+		frec_out__printf(o, ",\"threads\":%zu,\"events\":%llu}", c->tids.len,
+				 (unsigned long long)c->events);
+	}
+	frec_out__char(o, ']');
+	free(v);
 }
 
 static void fmt_utc(__u64 ns, char *buf, size_t len)
@@ -320,6 +581,20 @@ static const char *stacks_flags(__u32 flags)
 	}
 }
 
+static const char *type_name(__u32 type)
+{
+	return type == FREC_EV_CGROUP ? "cgroup" : frec_type__name(type);
+}
+
+/* Events by type lists every type, the cgroup moves only in files that
+ * record cgroups (or have some), as older files' output has no such line. */
+static bool type_listed(const struct frec_header *h, const struct info *in, __u32 type)
+{
+	if (type == FREC_EV_CGROUP)
+		return has_cgroups(h) || in->by_type[type];
+	return frec_type__name(type);
+}
+
 static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 		       const struct frec_header *h, const struct info *in, struct frec_walk *w)
 {
@@ -367,6 +642,8 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 		frec_out__printf(o, "  generation %llu: %u stacks, %u mappings\n",
 				 (unsigned long long)in->gstacks[i].gen, in->gstacks[i].nstacks,
 				 in->gstacks[i].nmappings);
+	if (has_cgroups(h) || in->ncgs)
+		print_cgroup_header(o, h, in);
 
 	span(in, &first, &last);
 	frec_out__str(o, "time span:    ");
@@ -387,8 +664,8 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 			 (unsigned long long)frec_walk__damaged(w));
 	frec_out__printf(o, "events:       %llu\n", (unsigned long long)in->events);
 	for (i = 1; i < FREC_EV__MAX; i++)
-		if (frec_type__name(i))
-			frec_out__printf(o, "  %-20s %llu\n", frec_type__name(i),
+		if (type_listed(h, in, i))
+			frec_out__printf(o, "  %-20s %llu\n", type_name(i),
 					 (unsigned long long)in->by_type[i]);
 	if (in->unknown_type)
 		frec_out__printf(o, "  %-20s %llu\n", "unknown",
@@ -402,6 +679,8 @@ static void print_text(struct frec_out *o, const char *path, __u64 fsize,
 	if (in->unnamed_probe_hits)
 		frec_out__printf(o, "  (unnamed probe ids): %llu\n",
 				 (unsigned long long)in->unnamed_probe_hits);
+	if (has_cgroups(h) || in->ncgs)
+		print_cgroup_table(o, in);
 	frec_out__printf(o, "triggers:     %zu\n", in->ntrigs);
 	for (i = 0; i < in->ntrigs; i++) {
 		const struct trigger_count *t = &in->trigs[i];
@@ -501,8 +780,8 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 	json_u64(o, "events", in->events, true);
 	frec_out__str(o, ",\"events_by_type\":{");
 	for (i = 1; i < FREC_EV__MAX; i++)
-		if (frec_type__name(i))
-			json_u64(o, frec_type__name(i), in->by_type[i], i > 1);
+		if (type_listed(h, in, i))
+			json_u64(o, type_name(i), in->by_type[i], i > 1);
 	frec_out__str(o, "},\"probes\":[");
 	for (i = 0; i < in->nprobes; i++) {
 		frec_out__str(o, i ? ",{" : "{");
@@ -514,7 +793,11 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 		json_u64(o, "hits", in->probes[i].hits, true);
 		frec_out__char(o, '}');
 	}
-	frec_out__str(o, "],\"triggers\":[");
+	frec_out__char(o, ']');
+	/* after the top-level "events": the table's "events" come later */
+	if (has_cgroups(h) || in->ncgs)
+		print_cgroups_json(o, h, in);
+	frec_out__str(o, ",\"triggers\":[");
 	for (i = 0; i < in->ntrigs; i++) {
 		const struct trigger_count *t = &in->trigs[i];
 
@@ -594,6 +877,13 @@ int frec_info__run(const char *path, const struct frec_info_opts *opts, FILE *ou
 	}
 	free(in.trigs);
 	free(in.gstacks);
+	for (i = 0; i < in.ncgs; i++) {
+		free(in.cgs[i].path);
+		free(in.cgs[i].container);
+		frec_map__fini(&in.cgs[i].tids);
+	}
+	free(in.cgs);
+	free(in.gcgroups);
 	frec_lost__fini(&in.drops);
 	return frec_walk__close(w);
 }

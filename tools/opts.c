@@ -50,6 +50,32 @@ int frec_opt__parse_u32(const char *s, __u32 *v)
 	return 0;
 }
 
+int frec_opt__cgroup_path(const char *cmd, const char *arg, char *out, size_t len)
+{
+	size_t n = 0;
+	const char *p;
+
+	if (arg[0] != '/') {
+		fprintf(stderr, "frec %s: --cgroup '%s': want a path as /proc/PID/cgroup shows it "
+			"(\"/system.slice/x.service\"), starting with /\n", cmd, arg);
+		return -1;
+	}
+	for (p = arg; *p; p++) {
+		if (*p == '/' && (p[1] == '/' || (p[1] == '\0' && n)))
+			continue;
+		if (n + 1 >= len) {
+			fprintf(stderr, "frec %s: --cgroup '%.32s...': longer than %zu bytes\n", cmd,
+				arg, len - 1);
+			return -1;
+		}
+		out[n++] = *p;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+	return 0;
+}
+
 int frec_opt__debug_dir(const char *cmd, const char *dir)
 {
 	struct stat st;

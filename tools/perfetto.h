@@ -7,7 +7,8 @@
  *   perfetto_trace.c    trace-level packets: system_info, clock, ftrace stats
  *   perfetto_ftrace.c   per-CPU FtraceEventBundles: compact sched_switch and
  *                       sched_waking, the other scheduler events, losses
- *   perfetto_tasks.c    the process tree and the threads' lifetimes
+ *   perfetto_tasks.c    the process tree, the threads' lifetimes and the
+ *                       processes' cgroup labels
  *   perfetto_slices.c   probe hits and triggers as TrackEvents on one track
  *                       per thread
  *   perfetto_stacks.c   off-CPU stacks: PerfSamples of interned callstacks
@@ -64,6 +65,7 @@ struct pexport {
 	bool seq_started;		/* SEQ_TRACKS has its first packet */
 	struct frec_map seen;		/* tgids in the current process tree */
 	struct frec_map ppids;		/* tgid -> ppid, from the forks walked */
+	struct frec_map labeled;	/* tgids given their cgroup's labels */
 	struct frec_lost lost;		/* records lost, per CPU */
 	struct pstacks *stacks;		/* perfetto_stacks.c's, made on first use */
 	const char *debug_dir;		/* --debug-dir, NULL: the default */
@@ -108,9 +110,14 @@ void pexport__process_tree(struct pexport *x);
 void pexport__task_event(struct pexport *x, const struct frec_event *ev);
 /* A fork that made a process: its parent, for the next process trees. */
 void pexport__learn_parent(struct pexport *x, const struct frec_event *ev);
+/* After a process tree: a TrackDescriptor for each process placed in a
+ * cgroup for the first time, labelled with it. */
+void pexport__process_labels(struct pexport *x);
 
 /* perfetto_slices.c */
 void pexport__probe(struct pexport *x, const struct frec_event *ev);
+/* A thread moved to another cgroup: an instant on its thread. */
+void pexport__cgroup_move(struct pexport *x, const struct frec_event *ev);
 /* A trigger's firing (or suppressed ones): an instant on its thread. */
 void pexport__trigger(struct pexport *x, const struct frec_event *ev);
 /* A thread's exit: the calls it left open. */

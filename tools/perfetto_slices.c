@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Probe hits and trigger firings in the Perfetto trace (perfetto.h):
+ * Probe hits, trigger firings and cgroup moves in the Perfetto trace (perfetto.h):
  * TrackEvents on one track per thread. SLICE_BEGIN at a uprobe whose function has a uretprobe,
  * SLICE_END at its return (END closes the innermost open slice of the
  * track, and the call stacks of calls.c keep them matched), INSTANT for
@@ -252,6 +252,26 @@ void pexport__trigger(struct pexport *x, const struct frec_event *ev)
 		annotate_true(p, "suppressed");
 	track_event_end(x);
 	free(name);
+}
+
+/* A move: an INSTANT "cgroup PATH" (the id when unnamed) on the moved
+ * thread's track. */
+void pexport__cgroup_move(struct pexport *x, const struct frec_event *ev)
+{
+	const struct frec_cgroup_info *c = frec_walk__cgroup_info(x->ew.w, ev->cgroup.id);
+	char name[4096 + 32];
+	__u64 uuid;
+
+	if (!ev->tid)
+		return;
+	if (c && c->path && c->path[0])
+		snprintf(name, sizeof(name), "cgroup %s", c->path);
+	else
+		snprintf(name, sizeof(name), "cgroup id %llu", (unsigned long long)ev->cgroup.id);
+	uuid = thread_track(x, frec_walk__tgid(x->ew.w, ev->tid), ev->tid, ev->ts, ev->cpu);
+	track_event_begin(x, ev->ts, uuid, TE_INSTANT, name);
+	annotate_uint(&x->pkt, "cgroup_id", ev->cgroup.id);
+	track_event_end(x);
 }
 
 void pexport__thread_exit(struct pexport *x, const struct frec_event *ev)

@@ -12,6 +12,12 @@
  * does not record the free). frec records no clone flags: task_newtask says
  * CLONE_THREAD when the child joined its parent's thread group, nothing
  * else. Exec and rename are full FtraceEvents too, in the CPU's bundle.
+ *
+ * Cgroups: a process is labelled once, when a generation first places it
+ * (its main thread's cgroup, else its first placed thread's): a
+ * TrackDescriptor for the process whose ProcessDescriptor carries
+ * process_labels "container=<12 hex>" and "cgroup=<path>", which the UI
+ * shows beside the process's name.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,6 +42,14 @@
 #define PT_THR_TID		1
 #define PT_THR_NAME		2
 #define PT_THR_TGID		3
+/* TrackDescriptor, ProcessDescriptor (track_event/process_descriptor.proto) */
+#define TD_UUID			1
+#define TD_PROCESS		3
+#define PD_PID			1
+#define PD_NAME			6
+#define PD_LABELS		8
+/* A process's track: above every thread track's (tgid << 32 | tid) */
+#define PROCESS_TRACK(tgid)	((1ull << 63) | (tgid))
 
 /* A fork that made a new process: its parent is the forking thread's
  * process. */
@@ -207,4 +221,65 @@ void pexport__task_event(struct pexport *x, const struct frec_event *ev)
 	}
 	pexport__event_end(x, ev->cpu);
 	pexport__event_done(x, ev->cpu);
+}
+
+/* first: the process's first thread in the table, whose name the process
+ * tree gives it when its main thread is not named */
+static void process_label(struct pexport *x, const struct frec_thread *first,
+			  const struct frec_cgroup_info *c, __u64 ts)
+{
+	__u32 tgid = first->tgid;
+	const struct frec_thread *lead = frec_walk__thread(x->ew.w, tgid);
+	struct frec_pb *p = &x->pkt;
+	char buf[4096 + 16];
+
+	frec_pb__begin(p, TRACE_PACKET);
+	frec_pb__uint(p, TP_TIMESTAMP, ts);
+	frec_pb__uint(p, TP_SEQ_ID, SEQ_TRACKS);
+	if (!x->seq_started) {
+		frec_pb__uint(p, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+		x->seq_started = true;
+	}
+	frec_pb__begin(p, TP_TRACK_DESCRIPTOR);
+	frec_pb__uint(p, TD_UUID, PROCESS_TRACK(tgid));
+	frec_pb__begin(p, TD_PROCESS);
+	frec_pb__int(p, PD_PID, (__s32)tgid);
+	if (!lead)
+		lead = first;
+	if (lead->comm[0])
+		frec_pb__strn(p, PD_NAME, lead->comm, FREC_COMM_LEN);
+	if (c->container && c->container[0]) {
+		snprintf(buf, sizeof(buf), "container=%.12s", c->container);
+		frec_pb__string(p, PD_LABELS, buf);
+	}
+	snprintf(buf, sizeof(buf), "cgroup=%s", c->path);
+	frec_pb__string(p, PD_LABELS, buf);
+	frec_pb__end(p);
+	frec_pb__end(p);
+	frec_pb__end(p);
+	pexport__emit(x);
+}
+
+void pexport__process_labels(struct pexport *x)
+{
+	__u64 ts = frec_walk__gen_info(x->ew.w)->start_ts;
+	size_t i, n = frec_walk__nthreads(x->ew.w);
+
+	for (i = 0; i < n; i++) {
+		const struct frec_thread *t = frec_walk__thread_at(x->ew.w, i);
+		const struct frec_cgroup_info *c;
+		bool created;
+
+		/* only what the table places: older files have no labels */
+		if (!t->tid || !t->tgid || !t->cgroup || frec_map__get(&x->labeled, t->tgid))
+			continue;
+		c = frec_walk__process_cgroup(x->ew.w, t->tgid);
+		if (!c)
+			continue;
+		if (!frec_map__put(&x->labeled, t->tgid, &created)) {
+			x->err = -ENOMEM;
+			return;
+		}
+		process_label(x, t, c, ts);
+	}
 }

@@ -8,6 +8,8 @@
  *  2. run-queue latency, from sched_waking (or _wakeup, _wakeup_new) of a task
  *     to its sched_switch onto a CPU, overall and for the worst threads:
  *     analysis_runqlat.c;
+ *  2b. with --by cgroup|container: the same per cgroup or container:
+ *     analysis_cgroups.c (which also does --cgroup's narrowing);
  *  3. per probe: hits; per probed function: calls and entry -> return latency:
  *     analysis_calls.c;
  *  4. records lost, per CPU and per generation, gaps, and broken switch
@@ -39,12 +41,13 @@
 static const struct frec_analysis_ops *const analyses[] = {
 	&frec_analysis_cpu_time,
 	&frec_analysis_runqlat,
+	&frec_analysis_cgroups,
 	&frec_analysis_calls,
 	&frec_analysis_losses,
 	&frec_analysis_triggers,
 	&frec_analysis_offcpu,
 };
-#define OFFCPU_ANALYSIS	5	/* its index, for --folded */
+#define OFFCPU_ANALYSIS	6	/* its index, for --folded */
 #define NANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 
 struct report {
@@ -101,12 +104,24 @@ void frec_report__usage(FILE *f)
 		"                   name user frames the snapshot could not from DIR's\n"
 		"                   .build-id/xx/yyyy.debug files (default /usr/lib/debug);\n"
 		"                   a frame that cannot be named is shown as module+0xOFFSET\n"
+		"      --by cgroup|container\n"
+		"                   add threads, on-CPU time, switches and run-queue latency\n"
+		"                   per cgroup, or per container with its runtime (the threads\n"
+		"                   in no container: one row, (host)); a run and the wait\n"
+		"                   before it go to the cgroup the thread was in when switched\n"
+		"                   in (JSON: \"by_cgroup\" or \"by_container\": [{\"cgroup\" or\n"
+		"                   \"container\",\"cgroup_id\",\"runtime\",\"threads\",\"oncpu_ns\",\n"
+		"                   \"switches\",\"runq\":{\"count\",\"p50_ns\",\"p99_ns\",\"max_ns\"}}])\n"
+		"      --cgroup PATH\n"
+		"                   only threads in cgroup PATH or below it, as frec dump\n"
+		"                   shows the paths (/system.slice/x.service)\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"EXAMPLES\n"
 		"  frec report snap.frec\n"
 		"  frec report --pid 1234 --since +2.5 --until +3 snap.frec\n"
 		"  frec report --offcpu --tid 1235 snap.frec\n"
+		"  frec report --by container --cgroup /system.slice snap.frec\n"
 		"  frec report --folded snap.frec | flamegraph.pl > offcpu.svg\n");
 	frec_usage__exit_status(f);
 }
@@ -224,6 +239,10 @@ static void print_text(struct report *r, struct frec_out *o)
 		frec_out__printf(o, ", pid %u", ctx->opts->pid);
 	if (ctx->opts->has_tid)
 		frec_out__printf(o, ", tid %u", ctx->opts->tid);
+	if (ctx->opts->cgroup) {
+		frec_out__str(o, ", cgroup ");
+		frec_text__str(o, ctx->opts->cgroup, 4096);
+	}
 	frec_out__str(o, "\n");
 	for (i = 0; i < NANALYSES; i++)
 		analyses[i]->text(r->state[i], ctx, o);
@@ -316,8 +335,10 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_OFFCPU = 0x100, OPT_FOLDED, OPT_DEBUG_DIR };
+	enum { OPT_OFFCPU = 0x100, OPT_FOLDED, OPT_DEBUG_DIR, OPT_BY, OPT_CGROUP };
 	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -331,6 +352,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct frec_report_opts o = { .top = 10 };
+	static char cgroup[4096];
 	const char *arg;
 	int c;
 
@@ -372,6 +394,22 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			o.folded = true;
+			break;
+		case OPT_BY:
+			if (!strcmp(optarg, "cgroup")) {
+				o.by = FREC_REPORT_BY_CGROUP;
+			} else if (!strcmp(optarg, "container")) {
+				o.by = FREC_REPORT_BY_CONTAINER;
+			} else {
+				fprintf(stderr, "frec report: --by '%s': want cgroup or container\n",
+					optarg);
+				return FREC_EXIT_USAGE;
+			}
+			break;
+		case OPT_CGROUP:
+			if (frec_opt__cgroup_path("report", optarg, cgroup, sizeof(cgroup)))
+				return FREC_EXIT_USAGE;
+			o.cgroup = cgroup;
 			break;
 		case OPT_DEBUG_DIR:
 			if (frec_opt__debug_dir("report", optarg))

@@ -54,6 +54,12 @@ struct frec_dump_opts {
 };
 int frec_dump__run(const char *path, const struct frec_dump_opts *o, FILE *out, FILE *err);
 
+enum frec_report_by {
+	FREC_REPORT_BY_NONE = 0,
+	FREC_REPORT_BY_CGROUP,		/* --by cgroup */
+	FREC_REPORT_BY_CONTAINER,	/* --by container */
+};
+
 struct frec_report_opts {
 	bool json;
 	bool has_pid, has_tid;
@@ -65,6 +71,8 @@ struct frec_report_opts {
 	bool offcpu;			/* the off-CPU time by stack section */
 	bool folded;			/* only folded off-CPU stacks, no report */
 	const char *debug_dir;		/* NULL: /usr/lib/debug */
+	enum frec_report_by by;		/* the by-cgroup section */
+	const char *cgroup;		/* --cgroup: a normalised path, or NULL */
 };
 int frec_report__run(const char *path, const struct frec_report_opts *o, FILE *out, FILE *err);
 
@@ -97,6 +105,11 @@ int frec_export_pprof__run(const char *path, const struct frec_export_opts *o, F
 int frec_ctl__run(const char *cmd, const char *socket_path, const char *request, int timeout_s,
 		  bool print_ok_text, FILE *out, FILE *err);
 
+/* The "cgroups" and "namespaces" lines of frec status, from frecd's status
+ * JSON's objects of those names (ctl.c); nothing for one that is absent.
+ * The number of lines written. */
+int frec_status__cgroup_lines(const char *json, FILE *out);
+
 /* Helpers (opts.c) */
 /* "12", "12.5", "0.000001" seconds -> ns, exactly (no floating point). */
 int frec_opt__parse_secs(const char *s, __u64 *ns);
@@ -109,6 +122,10 @@ int frec_opt__parse_json_file(int argc, char **argv, const char *cmd,
 /* A --debug-dir that names no directory: said on stderr ("frec CMD: ..."),
  * -1; else 0. */
 int frec_opt__debug_dir(const char *cmd, const char *dir);
+/* A cgroup path as the snapshot holds it ("/a/b"): slashes doubled or at
+ * the end taken out, into out. One that does not start with '/' (or is too
+ * long) is said on stderr ("frec CMD: ..."), -1; else 0. */
+int frec_opt__cgroup_path(const char *cmd, const char *arg, char *out, size_t len);
 struct frec_out;
 /* "uprobe", "uretprobe", "usdt" */
 const char *frec_probe__kind_name(__u32 kind);

@@ -350,13 +350,22 @@ static void apply(struct frec_walk *w, const struct frec_event *ev)
 		break;
 	case FREC_EV_PROCESS_FORK:
 		/* every generation should name the child; if not, it starts as a
-		 * copy of its parent's name, as fork does */
+		 * copy of its parent's name and cgroup, as fork does */
 		if (frec_map__get(&w->tidx, ev->fork.child_pid))
 			break;
 		p = thread_mut(w, ev->fork.parent_pid, false);
 		t = thread_mut(w, ev->fork.child_pid, true);
-		if (t && p)
+		if (t && p) {
 			memcpy(t->comm, p->comm, FREC_COMM_LEN);
+			t->cgroup = p->cgroup;
+		}
+		break;
+	case FREC_EV_CGROUP:
+		if (ev->tid && (t = thread_mut(w, ev->tid, true))) {
+			if (!t->tgid)
+				t->tgid = ev->tgid;
+			t->cgroup = ev->cgroup.id;
+		}
 		break;
 	default:
 		break;
@@ -782,6 +791,64 @@ __u32 frec_walk__tgid(const struct frec_walk *w, __u32 tid)
 	const struct frec_thread *t = frec_walk__thread(w, tid);
 
 	return t && t->tgid ? t->tgid : tid;
+}
+
+__u64 frec_walk__cgroup_id(const struct frec_walk *w, __u32 tid)
+{
+	const struct frec_thread *t;
+
+	/* tid 0 is each CPU's idle task, never placed */
+	if (!tid || !(t = frec_walk__thread(w, tid)))
+		return 0;
+	return t->cgroup;
+}
+
+const struct frec_cgroup_info *frec_walk__cgroup_info(const struct frec_walk *w, __u64 id)
+{
+	return id && w->g ? frec_gen__cgroup(w->g, id) : NULL;
+}
+
+const struct frec_cgroup_info *frec_walk__cgroup(const struct frec_walk *w, __u32 tid)
+{
+	return frec_walk__cgroup_info(w, frec_walk__cgroup_id(w, tid));
+}
+
+const struct frec_cgroup_info *frec_walk__process_cgroup(const struct frec_walk *w, __u32 tgid)
+{
+	const struct frec_cgroup_info *c = frec_walk__cgroup(w, tgid);
+	size_t i;
+
+	if (c && c->path && c->path[0])
+		return c;
+	for (i = 0; i < w->nthreads; i++) {
+		const struct frec_thread *t = &w->threads[i];
+
+		if (t->tgid != tgid || !t->tid || !t->cgroup)
+			continue;
+		c = frec_walk__cgroup_info(w, t->cgroup);
+		if (c && c->path && c->path[0])
+			return c;
+	}
+	return NULL;
+}
+
+const char *frec_cgroup__short(const struct frec_cgroup_info *c, char buf[16], size_t *len)
+{
+	const char *leaf;
+
+	if (c && c->container && c->container[0]) {
+		snprintf(buf, 16, "%.12s", c->container);
+		*len = strlen(buf);
+		return buf;
+	}
+	if (!c || !c->path || !c->path[0]) {
+		*len = 0;
+		return "";
+	}
+	leaf = strrchr(c->path, '/');
+	leaf = leaf && leaf[1] ? leaf + 1 : c->path;
+	*len = strlen(leaf);
+	return leaf;
 }
 
 const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id)

@@ -18,6 +18,10 @@
  * and applies exec and rename events as they pass in time order, so that
  * frec_walk__comm() names a thread as it was at the event being looked at
  * (a rename's old name is still there while the rename is being handled).
+ * Cgroups the same way: a thread's cgroup starts as the generation's thread
+ * cgroup table gives it (section 3) and changes at each cgroup event
+ * (FREC_EV_CGROUP) for it, once that event has been handled; a child a fork
+ * names that the table lacks starts in its parent's.
  *
  * Stacks: a stack event (FREC_EV_STACK) belongs to the event before it in
  * the recorded stream on the same cpu, if that one has the same ts and
@@ -96,6 +100,24 @@ const char *frec_walk__comm(const struct frec_walk *w, __u32 tid, __u32 cpu,
 			    char buf[FREC_COMM_LEN + 8]);
 /* Its thread group, or tid itself when not known. */
 __u32 frec_walk__tgid(const struct frec_walk *w, __u32 tid);
+
+/* The thread's cgroup id as of the current event; 0 when not known (tid 0,
+ * a thread the snapshot does not place, a file without cgroups). */
+__u64 frec_walk__cgroup_id(const struct frec_walk *w, __u32 tid);
+/* Its entry in the generation's cgroup table; NULL when the id is not known
+ * or the generation does not name it (path and container are "" when the
+ * recorder could not name it). */
+const struct frec_cgroup_info *frec_walk__cgroup(const struct frec_walk *w, __u32 tid);
+/* The entry of an id, or NULL (0, or not named). */
+const struct frec_cgroup_info *frec_walk__cgroup_info(const struct frec_walk *w, __u64 id);
+
+/* The cgroup an exporter labels process tgid by: its main thread's, else
+ * that of the first of its threads the table places; NULL when none is
+ * named. */
+const struct frec_cgroup_info *frec_walk__process_cgroup(const struct frec_walk *w, __u32 tgid);
+/* A short label for a cgroup: the container id's first 12 digits, else the
+ * path's last component ("/" for the root); "" when it has no path. */
+const char *frec_cgroup__short(const struct frec_cgroup_info *c, char buf[16], size_t *len);
 
 /* The probe table entry of an event's probe id, or NULL. */
 const struct frec_probe_info *frec_walk__probe(const struct frec_walk *w, __u32 id);
