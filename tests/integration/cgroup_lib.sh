@@ -11,9 +11,10 @@ CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$CG" ] || skip "no cgroup2 hierarchy mounted"
 [ -w "$CG/cgroup.procs" ] || skip "cannot move processes in $CG"
 
-CG_DIRS=""
+# Every test cgroup is named frec-it.$$.NAME, so that the cleanup finds
+# them all: cg_make runs in a command substitution, whose variables are lost.
 cg_cleanup() {
-	for d in $CG_DIRS; do
+	for d in "$CG"/frec-it.$$.*; do
 		[ -d "$d" ] || continue
 		# a process that is exiting may still be listed: try a few times
 		i=0
@@ -31,7 +32,6 @@ trap 'for p in $SCHED_PIDS; do kill "$p" 2>/dev/null; done; cleanup_frecd; cg_cl
 cg_make() {
 	d="$CG/frec-it.$$.$1"
 	mkdir "$d" || fail "mkdir $d"
-	CG_DIRS="$CG_DIRS $d"
 	echo "/frec-it.$$.$1"
 }
 

@@ -14,10 +14,15 @@ B="$CG/frec-it.$$.b"
 mkdir "$A" "$B" 2>/dev/null || skip "cannot make cgroups under $CG"
 cg_cleanup() {
 	for d in "$A" "$B"; do
-		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do
-			echo "$p" > "$CG/cgroup.procs" 2>/dev/null
+		# a process that is exiting may still be listed: try a few times
+		i=0
+		while [ -s "$d/cgroup.procs" ] && [ $i -lt 50 ]; do
+			for p in $(cat "$d/cgroup.procs" 2>/dev/null); do
+				echo "$p" > "$CG/cgroup.procs" 2>/dev/null
+			done
+			sleep 0.1; i=$((i + 1))
 		done
-		rmdir "$d" 2>/dev/null
+		rmdir "$d" 2>/dev/null || echo "# could not remove $d" >&2
 	done
 }
 trap 'cleanup_frecd; cg_cleanup' EXIT
