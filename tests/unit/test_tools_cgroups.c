@@ -365,8 +365,9 @@ static void test_chrome(void **state)
 			    "\"args\":{\"name\":\"<...> [000000000000]\"}}");
 	expect((char *)out, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":100,\"tid\":100,"
 			    "\"args\":{\"labels\":\"container=000000000000,cgroup=/synth.slice/cg-3.scope\"}}");
-	/* no container: the cgroup's last component */
-	expect((char *)out, "\"args\":{\"name\":\"<...> [cg-4.scope]\"}}");
+	/* no container: the cgroup is in the label only, the name is bare */
+	expect((char *)out, "\"args\":{\"labels\":\"cgroup=/synth.slice/cg-4.scope\"}}");
+	assert_null(strstr((char *)out, "[cg-4.scope]"));
 	expect((char *)out, "{\"name\":\"cgroup /synth.slice/cg-5.scope\",\"cat\":\"cgroup\","
 			    "\"ph\":\"i\",\"s\":\"t\",\"ts\":1000005.000,\"pid\":100,\"tid\":101,"
 			    "\"args\":{\"cgroup_id\":5}}");
