@@ -66,11 +66,14 @@ static __always_inline bool trig_match(const struct frec_trigger_bpf *t, __u32 t
 	if (t->comm[0] && (want[0] != comm[0] || want[1] != comm[1]))
 		return false;
 	if (trig_cgroups && t->cgroup_id) {
-		/* current is only a number: raw reads */
-		cg = task ? task_cgroup(task, btf)
-			  : task_cgroup((struct task_struct *)bpf_get_current_task(), false);
-		if (!cg || !cgroup_under(cg, cgroup_level_of(cg, task ? btf : false),
-					 t->cgroup_id, t->cgroup_level))
+		/* Raw reads even on tp_btf: current is only a number, and 6.1's
+		 * verifier refuses the typed cgroup pointer in this loop (the
+		 * ancestor's address is computed from it). Only cgroup= pays. */
+		if (!task)
+			task = (struct task_struct *)bpf_get_current_task();
+		cg = task_cgroup(task, false);
+		if (!cg || !cgroup_under(cg, cgroup_level_of(cg, false), t->cgroup_id,
+					 t->cgroup_level))
 			return false;
 	}
 	return true;
