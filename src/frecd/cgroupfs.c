@@ -303,8 +303,21 @@ int frecd_cgroupfs__open(struct frecd_cgroupfs *fs, const char *want,
 		return ret;
 	if (fs->mode == FREC_CGROUP_V1) {
 		ret = v1_ssid(fs->hierarchy, err, errlen);
-		if (ret < 0)
+		if (ret < 0 && strcmp(want, "auto"))
 			return ret;
+		if (ret < 0) {
+			/* auto never stops frecd: without the kernel's BTF
+			 * (--btf) the v1 controller cannot be found, so
+			 * nothing is recorded, and the log says why */
+			snprintf(fs->why, sizeof(fs->why),
+				 "the v1 %.15s hierarchy has cgroups, but its controller is found in the kernel's BTF only",
+				 fs->hierarchy);
+			fs->mode = FREC_CGROUP_NONE;
+			fs->hierarchy[0] = '\0';
+			fs->mount[0] = fs->root[0] = '\0';
+			err[0] = '\0';
+			return 0;
+		}
 		fs->ssid = ret;
 	}
 	if (hv && fs->mode == FREC_CGROUP_V1) {
@@ -313,9 +326,11 @@ int frecd_cgroupfs__open(struct frecd_cgroupfs *fs, const char *want,
 		struct frecd_hostview v = *hv;
 		char why[256];
 
+		/* it fails only where no BPF loads at all, which the loader
+		 * then says in one line of its own */
 		if (v.v1_ssid != fs->ssid && frecd_hostview__probe_v1(&v, fs->ssid, why, sizeof(why)))
-			log_warn("cgroup levels of %s: %s: --cgroup paths are taken as seen from the host",
-				 fs->hierarchy, why);
+			log_debug("cgroup levels of %s: %s: --cgroup paths are taken as seen from the host",
+				  fs->hierarchy, why);
 		else
 			fs->level_offset = v.v1_cgroup_level_offset;
 	} else if (hv) {
