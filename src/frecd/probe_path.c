@@ -420,6 +420,16 @@ struct lib_map {
 	char path[PATH_MAX];
 };
 
+bool probe_path__map_matches(const char *base, const char *name)
+{
+	size_t n = strlen(name), b = strlen(base);
+
+	if (lib_matches(base, name))
+		return true;
+	return !strstr(name, ".so") && b > n + 4 && !strncmp(base, name, n) && base[n] == '-' &&
+	       base[n + 1] >= '0' && base[n + 1] <= '9' && !strcmp(base + b - 3, ".so");
+}
+
 static int lib_map_fn(const struct frecd_map *m, void *ctx)
 {
 	struct lib_map *lm = ctx;
@@ -431,7 +441,7 @@ static int lib_map_fn(const struct frecd_map *m, void *ctx)
 	memcpy(path, m->path, m->path_len);
 	path[m->path_len] = '\0';
 	base = strrchr(path, '/');
-	if (!base || !lib_matches(base + 1, lm->name))
+	if (!base || !probe_path__map_matches(base + 1, lm->name))
 		return 0;
 	lm->start = m->start;
 	lm->end = m->end;
@@ -467,7 +477,7 @@ static int lib_in_maps(const char *name, const __u32 *pids, size_t npids, struct
 
 	ret = frecd_maps__read(pids[0], lib_map_fn, &lm);
 	if (ret != 1)
-		return ret < 0 && ret != -ENOENT ? ret : -ENOENT;
+		return ret < 0 && ret != -ENOENT ? ret : -ENXIO;
 	fd = open_mapping(pids[0], &lm);
 	if (fd < 0)
 		return fd;

@@ -46,8 +46,10 @@ struct probe_file {
  *   - a library name with pids (the -p tgids, as the host numbers them):
  *     the first executable mapping of such a library in pids[0], opened
  *     through /proc/PID/map_files (the mapped file, in any mount
- *     namespace) and shown as /proc/PID/root + its path; a later pid that
- *     maps another file is warned about (it is not probed);
+ *     namespace) and shown as /proc/PID/root + its path (NAME.so,
+ *     NAME.so.N, or glibc before 2.34's NAME-VERSION.so); -ENXIO when
+ *     pids[0] maps no such library; a later pid that maps another file is
+ *     warned about (it is not probed);
  *   - a host path: open, and fstat must show a regular file;
  *   - /proc/PID/root/REST: REST resolved inside that process's root
  *     (openat2 RESOLVE_IN_ROOT, Linux 5.6): its absolute links stay in
@@ -58,6 +60,11 @@ struct probe_file {
  * -EINVAL) not a regular file, -ESRCH no such process (or it was replaced).
  */
 int probe_path__open(const char *name, const __u32 *pids, size_t npids, struct probe_file *out);
+
+/* Whether a mapped file's basename is library name: NAME.so, NAME.so.N,
+ * or glibc before 2.34's NAME-VERSION.so (libc-2.31.so for "libc"); a
+ * name with ".so" in it only itself. */
+bool probe_path__map_matches(const char *base, const char *name);
 
 /* Whether name has the form /proc/PID/root/... (*pid set). */
 bool probe_path__in_proc_root(const char *name, __u32 *pid);

@@ -182,6 +182,10 @@ static int resolve_path(const struct frec_probes *p, const char *spec,
 	}
 	if (probe_path__in_proc_root(ps->path, &pid))
 		in_root_error(spec, ps->path, ret, err, errlen);
+	else if (ret == -ENXIO && p->npids)
+		snprintf(err, errlen,
+			 "probe '%s': pid %u maps no library '%s': -p takes the library the first -p process has loaded; give its path instead (/proc/%u/root/PATH inside a container)",
+			 spec, p->pids[0], ps->path, p->pids[0]);
 	else if (ret == -ENOENT && strchr(ps->path, '/'))
 		snprintf(err, errlen,
 			 "probe '%s': %s does not exist: check the path (a file inside a container: give /proc/PID/root/PATH)",

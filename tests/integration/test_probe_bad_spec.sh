@@ -40,6 +40,12 @@ bad "uprobe:$WORK/nonexistent:main" "$WORK/nonexistent does not exist: check the
 bad "uprobe:/proc/$$/root$WORK/nonexistent:main" "$WORK/nonexistent does not exist in pid $$'s root"
 bad "uprobe:/proc/99999999/root/bin/sh:main" "no process 99999999 (or it exited while /proc/99999999/root/bin/sh was opened): check the pid"
 bad "uprobe:libno_such_frec_lib:f" "no library 'libno_such_frec_lib' in LD_LIBRARY_PATH, /etc/ld.so.cache or the library directories: give its absolute path"
+# a library name with -p is the library that process maps
+"$FRECD" -o "$WORK/snaps" -p $$ --probe "uprobe:libno_such_frec_lib:f" > out 2> err
+assert_eq "-p and a library it does not map: exit" 2 "$?"
+assert_eq "-p and a library it does not map" \
+	"frecd: probe 'uprobe:libno_such_frec_lib:f': pid $$ maps no library 'libno_such_frec_lib': -p takes the library the first -p process has loaded; give its path instead (/proc/$$/root/PATH inside a container)" \
+	"$(cat err)"
 echo "#!/bin/sh" > script.sh
 bad "uprobe:$WORK/script.sh:main" "$WORK/script.sh is not an ELF file: give the executable or shared library itself*"
 

@@ -180,6 +180,22 @@ static void test_open(void **state)
 	assert_int_equal(probe_path__open("/proc/99999999/root/bin/app", NULL, 0, &f), -ESRCH);
 }
 
+/* The names under which a -p process maps a library, glibc 2.31's too. */
+static void test_map_matches(void **state)
+{
+	(void)state;
+	assert_true(probe_path__map_matches("libc.so.6", "libc"));
+	assert_true(probe_path__map_matches("libc.so", "libc"));
+	assert_true(probe_path__map_matches("libc-2.31.so", "libc"));
+	assert_true(probe_path__map_matches("libpthread-2.31.so", "libpthread"));
+	assert_true(probe_path__map_matches("libc.so.6", "libc.so.6"));
+	assert_false(probe_path__map_matches("libc-2.31.so", "libc.so.6"));
+	assert_false(probe_path__map_matches("libcrypt.so.1", "libc"));
+	assert_false(probe_path__map_matches("libc-client.so", "libc"));
+	assert_false(probe_path__map_matches("libc-2.31.so.debug", "libc"));
+	assert_false(probe_path__map_matches("libc-.so", "libc"));
+}
+
 static void test_in_proc_root(void **state)
 {
 	__u32 pid = 0;
@@ -205,6 +221,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proc_root_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open, setup, teardown),
 		cmocka_unit_test(test_in_proc_root),
+		cmocka_unit_test(test_map_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
