@@ -232,7 +232,10 @@ static void attach_delay(__u32 ms)
 static int filter_in_bpf(struct probe_bpf *skel, const struct frec_probes_attach_opts *o,
 			 size_t *npids, char *err, size_t errlen)
 {
-	bool pids = *npids && (o->pids_in_bpf || o->filter_cgroups);
+	/* With --cgroup the pid map is shared even without -p: a reload that
+	 * adds -p fills it in place and keeps the probes attached, so they
+	 * must already look at it (an empty map keeps nothing). */
+	bool pids = (*npids && o->pids_in_bpf) || o->filter_cgroups;
 	int ret = 0;
 
 	if (!pids && !o->filter_cgroups)
