@@ -266,9 +266,12 @@ static void resolve(struct frecd_cgroups *c, const __u64 *ids, size_t n)
 	if (!walk)
 		return;
 	pthread_mutex_lock(&c->lock);
-	if (wait_until(c, c->last_walk_ms + WALK_EVERY_MS)) {
-		pthread_mutex_unlock(&c->lock);
-		return;
+	/* enqueue() signals the same condition: wait out the whole second */
+	while (frecd_clock__mono_ms() < c->last_walk_ms + WALK_EVERY_MS) {
+		if (wait_until(c, c->last_walk_ms + WALK_EVERY_MS)) {
+			pthread_mutex_unlock(&c->lock);
+			return;
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	walk_all(c);
