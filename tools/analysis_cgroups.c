@@ -153,6 +153,28 @@ static struct group *new_group(struct cgroups *a, __u64 id, const struct frec_cg
 	return g;
 }
 
+/* The group of the id at a->ids[i]. One the namer could not name when it
+ * was first seen (frecd names a new cgroup off the drain path, so a
+ * generation may close first) goes, once a generation names it, to its
+ * named group from then on: the time before stays on its "(id N)" row. */
+static int renamed(struct cgroups *a, const struct frec_report_ctx *ctx, size_t i)
+{
+	const struct frec_cgroup_info *ci;
+	const struct group *og = &a->groups[a->ids[i].group];
+	struct group *g;
+
+	if (og->name || og->host)
+		return (int)a->ids[i].group;
+	ci = frec_walk__cgroup_info(ctx->walk, a->ids[i].id);
+	if (!ci || !ci->path || !ci->path[0])
+		return (int)a->ids[i].group;
+	g = new_group(a, a->ids[i].id, ci);
+	if (!g)
+		return a->err = -ENOMEM;
+	a->ids[i].group = (size_t)(g - a->groups);
+	return (int)a->ids[i].group;
+}
+
 /* The group index of cgroup id (0: not known), found or added. */
 static int group_of_id(struct cgroups *a, const struct frec_report_ctx *ctx, __u64 id)
 {
@@ -164,7 +186,7 @@ static int group_of_id(struct cgroups *a, const struct frec_report_ctx *ctx, __u
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (a->ids[mid].id == id)
-			return (int)a->ids[mid].group;
+			return renamed(a, ctx, mid);
 		if (a->ids[mid].id < id)
 			lo = mid + 1;
 		else

@@ -227,6 +227,10 @@ struct synth_namer {
 	unsigned seen_calls, name_calls;
 	__u64 seen[64];
 	char path[64], cont[FREC_CONTAINER_ID_LEN];
+	/* late_id (not 0) is not named the first time it is asked: a cgroup
+	 * frecd's resolver had not named by that seal */
+	__u64 late_id;
+	bool late_asked;
 };
 
 static inline void synth_namer_seen(void *ctx, __u64 id)
@@ -245,6 +249,10 @@ static inline int synth_namer_name(void *ctx, __u64 id, const char **path, const
 	n->name_calls++;
 	if (!id || id >= 64)
 		return -ENOENT;
+	if (id == n->late_id && !n->late_asked) {
+		n->late_asked = true;
+		return -ENOENT;
+	}
 	snprintf(n->path, sizeof(n->path), "/synth.slice/cg-%llu.scope", (unsigned long long)id);
 	if (id & 1)
 		snprintf(n->cont, sizeof(n->cont), "%064llx", (unsigned long long)id);

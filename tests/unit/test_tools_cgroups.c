@@ -275,6 +275,51 @@ static void test_report_by_cgroup(void **state)
 	captured_free(&c);
 }
 
+/* Cgroup 7 is named only from the second generation on (the namer had not
+ * named it by the first seal): worker's 1000 ns there stay on the "(id 7)"
+ * row, its 2000 ns of the second generation go to the named one. */
+static int make_late(const char *dir, const char *name)
+{
+	struct synth_namer nctx;
+	struct frec_cgroup_namer namer = synth_cgroup_namer(&nctx);
+	struct frec_recorder *rec = synth_recorder(2);
+	int err;
+
+	if (!rec)
+		return -1;
+	memset(&nctx, 0, sizeof(nctx));
+	nctx.late_id = 7;
+	frec_recorder__set_cgroup_namer(rec, &namer);
+	frec_recorder__tick(rec, T);
+	synth_switch_cg(rec, T + 0, 0, 0, 0, "swapper/0", 0, 101, 100, "worker", 7);
+	synth_switch(rec, T + 1000, 0, 101, 100, "worker", 1, 0, 0, "swapper/0");
+	frec_recorder__seal(rec, T + 10000);
+	synth_switch_cg(rec, U + 0, 0, 0, 0, "swapper/0", 0, 101, 100, "worker", 7);
+	synth_switch(rec, U + 2000, 0, 101, 100, "worker", 1, 0, 0, "swapper/0");
+	err = write_hdr(rec, dir, name, U + 10000, true);
+	frec_recorder__free(rec);
+	return err;
+}
+
+static int setup_late(void **state)
+{
+	return tools_fixture_setup(state, "late.frec", make_late, "out");
+}
+
+static void test_report_named_later(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct frec_report_opts o = { .json = true, .by = FREC_REPORT_BY_CGROUP };
+	struct captured c = run_report(f->path, &o);
+
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "{\"cgroup\":\"/synth.slice/cg-7.scope\",\"cgroup_id\":7,\"runtime\":null,"
+		      "\"threads\":1,\"oncpu_ns\":2000,");
+	expect(c.out, "{\"cgroup\":null,\"cgroup_id\":7,\"runtime\":null,"
+		      "\"threads\":1,\"oncpu_ns\":1000,");
+	captured_free(&c);
+}
+
 static void test_report_by_container(void **state)
 {
 	struct tools_fixture *f = *state;
@@ -365,9 +410,8 @@ static void test_chrome(void **state)
 			    "\"args\":{\"name\":\"<...> [000000000000]\"}}");
 	expect((char *)out, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":100,\"tid\":100,"
 			    "\"args\":{\"labels\":\"container=000000000000,cgroup=/synth.slice/cg-3.scope\"}}");
-	/* no container: the cgroup is in the label only, the name is bare */
-	expect((char *)out, "\"args\":{\"labels\":\"cgroup=/synth.slice/cg-4.scope\"}}");
-	assert_null(strstr((char *)out, "[cg-4.scope]"));
+	/* no container: the cgroup's last component */
+	expect((char *)out, "\"args\":{\"name\":\"<...> [cg-4.scope]\"}}");
 	expect((char *)out, "{\"name\":\"cgroup /synth.slice/cg-5.scope\",\"cat\":\"cgroup\","
 			    "\"ph\":\"i\",\"s\":\"t\",\"ts\":1000005.000,\"pid\":100,\"tid\":101,"
 			    "\"args\":{\"cgroup_id\":5}}");
@@ -469,6 +513,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_info, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_report_by_cgroup, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_report_by_container, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_report_named_later, setup_late,
+						tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_report_cgroup_filter, setup, tools_fixture_teardown),
 		cmocka_unit_test(test_cgroup_path_opt),
 		cmocka_unit_test_setup_teardown(test_chrome, setup, tools_fixture_teardown),
