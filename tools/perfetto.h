@@ -65,7 +65,8 @@ struct pexport {
 	bool seq_started;		/* SEQ_TRACKS has its first packet */
 	struct frec_map seen;		/* tgids in the current process tree */
 	struct frec_map ppids;		/* tgid -> ppid, from the forks walked */
-	struct frec_map labeled;	/* tgids given their cgroup's labels */
+	struct frec_map labeled;	/* tgid: UINT64_MAX labelled, or seq + 1 of the
+					 * generation that could not name its cgroup */
 	struct frec_lost lost;		/* records lost, per CPU */
 	struct pstacks *stacks;		/* perfetto_stacks.c's, made on first use */
 	const char *debug_dir;		/* --debug-dir, NULL: the default */

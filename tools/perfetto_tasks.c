@@ -265,21 +265,32 @@ void pexport__process_labels(struct pexport *x)
 	__u64 ts = frec_walk__gen_info(x->ew.w)->start_ts;
 	size_t i, n = frec_walk__nthreads(x->ew.w);
 
+	/* A process is looked up once per generation: labeled ones are
+	 * UINT64_MAX, those whose cgroup this generation does not name are
+	 * its seq + 1 (a scan of every thread each, for each of its threads,
+	 * would be quadratic). */
+	__u64 tried = frec_walk__gen_info(x->ew.w)->seq + 1;
+
 	for (i = 0; i < n; i++) {
 		const struct frec_thread *t = frec_walk__thread_at(x->ew.w, i);
 		const struct frec_cgroup_info *c;
+		uint64_t *slot;
 		bool created;
 
 		/* only what the table places: older files have no labels */
-		if (!t->tid || !t->tgid || !t->cgroup || frec_map__get(&x->labeled, t->tgid))
+		if (!t->tid || !t->tgid || !t->cgroup)
+			continue;
+		slot = frec_map__get(&x->labeled, t->tgid);
+		if (slot && (*slot == UINT64_MAX || *slot == tried))
 			continue;
 		c = frec_walk__process_cgroup(x->ew.w, t->tgid);
-		if (!c)
-			continue;
-		if (!frec_map__put(&x->labeled, t->tgid, &created)) {
+		slot = frec_map__put(&x->labeled, t->tgid, &created);
+		if (!slot) {
 			x->err = -ENOMEM;
 			return;
 		}
-		process_label(x, t, c, ts);
+		*slot = c ? UINT64_MAX : tried;
+		if (c)
+			process_label(x, t, c, ts);
 	}
 }
