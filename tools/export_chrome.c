@@ -5,10 +5,10 @@
  *
  *  - "M" metadata names every process and thread (again when a name changes);
  *    a process placed in a cgroup (its main thread's, else its first placed
- *    thread's, when first named) has a "process_labels" metadata event
- *    "container=ID,cgroup=PATH", and one in a container the container's
- *    first 12 hex digits in brackets after its name (a plain cgroup only
- *    in the label: a name is what a user searches for);
+ *    thread's, when first named) has the container's first 12 hex digits,
+ *    or the cgroup's last component, in brackets after its name (not the
+ *    root cgroup "/", which tells nothing), and a "process_labels"
+ *    metadata event "container=ID,cgroup=PATH";
  *  - each thread's lane holds "running" X slices, from being switched in to
  *    being switched out, and instants for fork, exec and exit;
  *  - a pseudo-process "CPUs" holds one lane per CPU with what ran there;
@@ -126,7 +126,7 @@ static void name_process(struct cexport *x, __u32 tgid)
 	const struct frec_process *p;
 	const struct frec_thread *t;
 	uint64_t *slot;
-	bool created, in_container;
+	bool created, labelled;
 	char buf[FREC_COMM_LEN + 8], sbuf[16], suffix[64], labels[4096 + 32];
 
 	slot = frec_map__put(&x->pnamed, tgid, &created);
@@ -139,19 +139,20 @@ static void name_process(struct cexport *x, __u32 tgid)
 	p = frec_gen__process(frec_walk__gen(x->ew.w), tgid);
 	t = frec_walk__thread(x->ew.w, tgid);
 	c = frec_walk__process_cgroup(x->ew.w, tgid);
-	in_container = c && c->container && c->container[0];
-	if (in_container) {
+	/* the root cgroup in every name would say nothing */
+	labelled = c && c->path && strcmp(c->path, "/");
+	if (labelled) {
 		size_t n;
 		const char *s = frec_cgroup__short(c, sbuf, &n);
 
 		snprintf(suffix, sizeof(suffix), " [%.*s]", (int)(n < 48 ? n : 48), s);
 	}
 	if (p && p->cmdline && p->cmdline[0])
-		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, in_container ? suffix : NULL);
+		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, labelled ? suffix : NULL);
 	else
 		meta(x, "process_name", tgid, tgid,
 		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN,
-		     in_container ? suffix : NULL);
+		     labelled ? suffix : NULL);
 	if (!c)
 		return;
 	sep(x);

@@ -40,6 +40,7 @@ done
 tr -d '\n' < chrome.raw | sed 's/},[[:space:]]*{"ph"/}\n{"ph"/g' > chrome.json
 line=$(grep '"name":"process_name"' chrome.json | grep "\"pid\":$pid[,}]")
 [ -n "$line" ] || fail "no process_name for pingpong ($pid) in the Chrome export"
-cmdline=$(echo "$line" | sed 's/.*"args":{"name":"\([^"]*\)".*/\1/')
+# the name ends with " [CGROUP]" where cgroups are recorded (not the root)
+cmdline=$(echo "$line" | sed 's/.*"args":{"name":"\([^"]*\)".*/\1/; s/ \[[^]]*\]$//')
 assert_eq "pingpong's command line" "$PROGS/pingpong -w 200" "$cmdline"
 exit 0
