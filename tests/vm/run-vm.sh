@@ -36,7 +36,7 @@
 #
 # Host knobs (tests/vm/README): FREC_VM_PASSES ("tp_btf raw_tp"; "none" =
 # smoke only), FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
-# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 900), FREC_VM_ACCEL
+# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 1500), FREC_VM_ACCEL
 # (tcg|kvm, detected), FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G
 # per VM), FREC_VM_SMP (2), FREC_VM_APPEND (more kernel command line),
 # FREC_VM_KERNEL_PKG (a linux-image package; default: the cached one, else
@@ -52,7 +52,7 @@ PASSES=${FREC_VM_PASSES-tp_btf raw_tp}
 [ "$PASSES" = none ] && PASSES=""
 TP_BTF_ARGS=${FREC_VM_TP_BTF_ARGS-"--attach tp_btf"}
 RAW_TP_ARGS=${FREC_VM_RAW_TP_ARGS-"--attach raw_tp"}
-TIMEOUT=${FREC_VM_TIMEOUT:-900}
+TIMEOUT=${FREC_VM_TIMEOUT:-1500}
 TESTS="$*"
 
 die() { echo "test-vm: $*" >&2; exit 1; }
