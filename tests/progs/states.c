@@ -32,6 +32,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -100,23 +102,69 @@ static void fsync_writes(void)
 	unlink("states.data");
 }
 
+/* The child's voluntary switches, from /proc: -1 if unreadable. */
+static long voluntary_switches(pid_t pid)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The parent's waitpid(WUNTRACED) returns once the child has set
+ * TASK_STOPPED and told its parent, which do_signal_stop() does before the
+ * child calls schedule(). A SIGCONT sent at once can wake the child before
+ * it is switched out, and the switch is then reported as R, not T (seen on
+ * a 2-CPU VM). So the parent continues the child only once the child has
+ * really left the CPU: a switch in T counts as a voluntary one, and the
+ * child notes its count, in memory both share, just before it stops.
+ */
 static void stop_child(void)
 {
-	int status;
-	pid_t child = fork();
+	volatile long *before = mmap(NULL, sizeof(*before), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct rusage ru;
+	int status, i;
+	pid_t child;
 
+	if (before == MAP_FAILED)
+		die("mmap");
+	*before = -1;
+	child = fork();
 	if (child < 0)
 		die("fork");
 	if (!child) {
+		if (getrusage(RUSAGE_SELF, &ru))
+			_exit(1);
+		*before = ru.ru_nvcsw;
 		raise(SIGSTOP);
 		_exit(0);
 	}
 	say("task", child);
 	if (waitpid(child, &status, WUNTRACED) != child || !WIFSTOPPED(status))
 		die("waitpid WUNTRACED");
+	for (i = 0; voluntary_switches(child) <= *before; i++) {
+		if (i == 10000) {
+			fprintf(stderr, "states: the stopped child %d never left the CPU\n",
+				(int)child);
+			exit(1);
+		}
+		sleep_ms(1);
+	}
 	kill(child, SIGCONT);
 	if (waitpid(child, &status, 0) != child)
 		die("waitpid");
+	munmap((void *)before, sizeof(*before));
 }
 
 /*
