@@ -5,26 +5,39 @@
 Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
 .output/frecd, .output/frec and .output/bench/probe_loop.
 
-  1. Overhead: `perf bench sched pipe` in paired rounds A B T S C D A B ...
-     A no tracer, B frecd at its defaults, T frecd with a runq> and an
-     offcpu> trigger armed that never fire (TRIGGERS_ARMED), S frecd
+  1. Overhead: `perf bench sched pipe` in paired rounds, each round running
+     every configuration once in this order (--configs picks some):
+     none; the floor programs (bench/floor.bpf.c through .output/bench/floor:
+     tp_btf on sched_switch and sched_waking that returns at once, that
+     reads bpf_ktime_get_boot_ns(), that also submits a 32-byte ringbuf
+     record); B frecd at its defaults; T frecd with a runq> and an
+     offcpu> trigger armed that never fire (TRIGGERS_ARMED); S frecd
      --stacks offcpu (every switch of the workload blocks in a pipe read,
      so every one takes both stacks: the worst case, one path again and
-     again), C perf record
-     of sched_switch and sched_waking, D the same in perf's flight-recorder
-     mode (--overwrite --switch-output=signal). Each slowdown is the median
-     over rounds of the round's time divided by the same round's A time.
-     Every tracer round must have recorded (frecd: at least a switch per
-     loop; T: both triggers armed, neither fired; S: a stack for at least
-     every other loop), or the bench stops. One more B and S run each, with
+     again); ftrace (a tracefs instance of its own with both events on,
+     overwriting, read by nobody); perf record of sched_switch and
+     sched_waking; the same in perf's flight-recorder mode (--overwrite
+     --switch-output=signal). Each slowdown is the median over rounds of
+     the round's time divided by the same round's untraced time, with the
+     distribution-free 95% interval of that median (order statistics; the
+     whole range below 6 rounds). frecd's added cost (slowdown - 1) is
+     printed over the floor clock program's, ftrace's and perf record's.
+     Every tracer round must have recorded, or the bench stops: frecd at
+     least a switch per loop (its exit summary); T both triggers armed,
+     neither fired; S a stack for at least every other loop; ftrace's
+     per-CPU entries + overrun; perf's samples; the floor programs' own
+     counters (the empty one's run count in the BPF statistics round).
+     One more B and S run each, with
      a snapshot at the end: the bytes each stack adds on disk (S's bytes
      less B's per sched event, over S's stacks), the stack table's distinct
      entries, and the share of the off-CPU time (frecd's own threads left
-     out) that `frec report --offcpu` has a stack for. Then one more frecd round with the kernel's BPF
-     statistics on: the run time of the sched_switch and sched_waking
-     programs per event (the kernel side of the overhead, which the daemon
-     figure does not show), and one with --stacks offcpu: the same, less
-     the first, per captured stack.
+     out) that `frec report --offcpu` has a stack for. Then one more round
+     each of frecd, frecd --stacks offcpu and the three floor programs with
+     the kernel's BPF statistics on (kernel.bpf_stats_enabled, restored
+     after): the run time of the sched_switch and sched_waking programs
+     per event (the kernel side of the overhead, which the daemon figure
+     does not show), and, with --stacks offcpu, the same less the first,
+     per captured stack.
      The workload runs on one CPU (--cpu, default 0; taskset), frecd and
      perf wherever the scheduler puts them. Unpinned, where its two
      processes run decides the result: on a VM whose idle vCPUs halt, a
@@ -32,7 +45,8 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      baseline swings twentyfold with whatever else keeps the CPUs busy, and
      a tracer's cost per event disappears in it.
   2. Daemon CPU per event: frecd's user+system time from ready to exit over
-     the events it recorded, summed over the B rounds.
+     the events it recorded, summed over the B rounds; and what that is over
+     24 hours at the event rate of those rounds (a CPU's share).
   3. Drops during the B rounds (frecd's exit summary).
   4. Snapshot: frecd --max-size 64M with a window long enough to be bounded
      by bytes, filled by the same workload, then SIGUSR1: the time until the
@@ -47,6 +61,14 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
   6. Probes: ns per call of a function (and a USDT site) with nothing
      attached, a uprobe, a uprobe + uretprobe, the USDT probe; cost per hit.
   7. The core replay benchmark's figures (bench-core.json), as core_*.
+  8. Realistic workloads (--real), no tracer against frecd at its defaults
+     in --real-rounds paired rounds (every other round frecd first), the
+     median slowdown and its interval: `perf bench sched messaging`
+     (hackbench) and redis-benchmark GET + SET against a redis-server of
+     the bench's own, the client on --cpu, the server on the other CPU.
+
+--quick is for development: 3 rounds of 200000 loops, 3 realistic rounds,
+no triggers, stacks, snapshot nor probes.
 
 Every figure is printed in a table and written to OUTPUT/bench.json.
 """

@@ -1,9 +1,10 @@
-# The system benchmark (issue 6): frecd on the real kernel against perf, in
-# one run. `sudo make bench` runs bench-core (bench/Makefile.inc) first, then
+# The system benchmark (issues 6 and 20): frecd on the real kernel against
+# its floor (bench/floor.bpf.c), ftrace and perf, in one run. `sudo make bench` runs bench-core (bench/Makefile.inc) first, then
 # this, which prints the table and writes $(OUTPUT)/bench.json.
 # BENCH_ARGS passes options to bench/bench_system.py, e.g.
 #   sudo make bench BENCH_ARGS="--rounds 15"
 #   sudo make bench-system BENCH_ARGS="--only probes"
+#   sudo make bench-system BENCH_ARGS="--quick"     (a minute or two, for development)
 
 BENCH_PROBE_LOOP := $(OUTPUT)/bench/probe_loop
 BENCH_FLOOR := $(OUTPUT)/bench/floor
