@@ -1,25 +1,30 @@
 #!/bin/sh
-# Run the integration suite inside Debian's 6.1 LTS kernel under qemu.
+# Run the integration suite inside Debian's 6.1, 6.12 and 5.10 kernels under
+# qemu.
 #
 #   sh tests/vm/run-vm.sh [TEST...]     (what `make test-vm` runs)
 #
-# 1. Kernel: `apt-get download` Debian's linux-image-6.1.0-N-amd64 (the
-#    newest ABI the apt lists know), unpack it with `dpkg-deb -x` (never
-#    installed on the host) and keep vmlinuz under $OUTPUT/vm/kernel/. No
-#    module is needed: BPF, BTF, uprobes, tracefs, debugfs, tmpfs, devtmpfs
-#    and the 8250 serial console are built into Debian's kernel.
-# 2. initramfs: busybox-static with its applet links, tests/integration,
-#    tests/vm/smoke.sh, frecd, frec, the test programs ($OUTPUT/tests minus
-#    the unit tests), the smoke BPF loader and every shared library they
-#    need (ldd, dynamic loader included), at the same paths under /frec as in
-#    the checkout; tests/vm/init.sh is /init.
-# 3. qemu-system-x86_64 boots it (single-threaded TCG unless the CPU shows
-#    vmx/svm and /dev/kvm is usable), one VM per attach pass, as many at once
-#    as the host has CPUs. VM 1 runs smoke.sh first. Each guest runs the
-#    suite with frecd forced to its pass's attach path, prints the results on
-#    its serial console and powers off. VM 1's console streams; the others'
-#    follow when it is done.
-#    Exit status: 0 only when every guest printed "frec-vm: result 0".
+# 1. Kernels: for each series of FREC_VM_KERNELS, `apt-get download` the
+#    newest Debian package of it (linux-image-6.1.0-N-amd64,
+#    linux-image-6.12.N+deb12-amd64, linux-image-5.10.0-N-amd64) through an
+#    apt configuration of our own under $OUTPUT/vm/apt whose sources.list
+#    names the host's Debian mirrors; unpack it with `dpkg-deb -x` (never
+#    installed on the host) and keep vmlinuz under $OUTPUT/vm/kernel/. A
+#    cached kernel is used as it is: a second run downloads nothing.
+# 2. initramfs, one per kernel: busybox-static with its applet links,
+#    tests/integration, tests/vm/smoke.sh, frecd, frec, the test programs
+#    ($OUTPUT/tests minus the unit tests), the smoke BPF loader, the kernel's
+#    fuse module and every shared library they need (ldd, dynamic loader
+#    included), at the same paths under /frec as in the checkout;
+#    tests/vm/init.sh is /init.
+# 3. qemu-system-x86_64 boots one VM per kernel and pass (single-threaded TCG
+#    unless the CPU shows vmx/svm and /dev/kvm is usable), from a queue, as
+#    many at once as the host has CPUs. The first VM of each kernel runs
+#    smoke.sh first. Each guest runs the suite with frecd forced to its
+#    pass's attach path, prints the results on its serial console and powers
+#    off. Then every console, one line per VM and the totals.
+#    Exit status: 0 only when every kernel was had and every guest printed
+#    "frec-vm: result 0".
 #
 # What the tests see inside the guest (besides what run.sh exports):
 #   FREC_VM=1            they run in the test VM
@@ -34,14 +39,15 @@
 # Tools inside are busybox's (Debian's has no pgrep, pkill, nice, chrt) and
 # protoc.
 #
-# Host knobs (tests/vm/README): FREC_VM_PASSES ("tp_btf raw_tp"; "none" =
-# smoke only), FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
-# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 1500), FREC_VM_ACCEL
-# (tcg|kvm, detected), FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G
-# per VM), FREC_VM_SMP (2), FREC_VM_APPEND (more kernel command line),
-# FREC_VM_KERNEL_PKG (a linux-image package; default: the cached one, else
-# the newest 6.1), FREC_VM_HOST_TOOLS (host programs to copy in, "protoc"),
-# FREC_TEST_SCALE.
+# Host knobs (tests/vm/README): FREC_VM_KERNELS ("6.1 6.12 5.10"),
+# FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only), FREC_VM_TP_BTF_ARGS
+# ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS ("--attach raw_tp"),
+# FREC_VM_TIMEOUT (seconds per VM, 1500), FREC_VM_ACCEL (tcg|kvm, detected),
+# FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G per VM), FREC_VM_SMP
+# ("2 6.12:tp_btf=8"), FREC_VM_APPEND (more kernel command line),
+# FREC_VM_KERNEL_PKG (linux-image packages instead of FREC_VM_KERNELS),
+# FREC_VM_MIRROR, FREC_VM_SECURITY_MIRROR (default: the host's),
+# FREC_VM_HOST_TOOLS (host programs to copy in, "protoc"), FREC_TEST_SCALE.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
