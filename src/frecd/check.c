@@ -387,7 +387,7 @@ static bool check_usdt(struct check *c, bool uprobe, bool cookies)
 		why(c, "uprobes with BPF cookies work; frecd reads .note.stapsdt itself, no semaphores needed");
 	else if (ok)
 		why(c, "uprobes work, without BPF cookies (Linux 5.15): libbpf finds each USDT by its address, "
-		       "so one in a shared library needs -p PID");
+		       "so one in a library or a PIE executable needs -p PID");
 	else
 		why(c, "USDT probes are uprobes (see uprobe)");
 	report(c, ok, "usdt");

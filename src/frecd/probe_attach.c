@@ -49,6 +49,8 @@ static int has_kind(const struct frec_probes *p, __u32 kind)
 	return 0;
 }
 
+static bool have_cookies(void);
+
 static void attach_error(const struct probe_entry *e, int pid, int err, char *buf, size_t len)
 {
 	char where[64] = "";
@@ -65,6 +67,12 @@ static void attach_error(const struct probe_entry *e, int pid, int err, char *bu
 	else if (err == ENOENT)
 		snprintf(buf, len, "probe '%s': %s is gone since frecd checked it: check the path",
 			 e->name, e->path);
+	else if (err == EOPNOTSUPP && e->kind == FREC_PROBE_USDT && pid < 0 && !have_cookies())
+		/* libbpf finds a USDT's spec by its address without cookies:
+		 * per process for a shared object (a library, a PIE) */
+		snprintf(buf, len, "probe '%s': %s: a USDT probe in a shared object (a library or a "
+			 "PIE executable) for every process needs BPF cookies (Linux 5.15): name the "
+			 "process with -p PID", e->name, e->path);
 	else if (err == ESTALE)
 		snprintf(buf, len, "probe '%s': %s: the file frecd validated is no longer the one it holds open: restart frecd",
 			 e->name, e->path);
