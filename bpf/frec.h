@@ -53,4 +53,12 @@ struct frec_cgroup_filter {
  * frec's programs apart in `bpftool prog show`. */
 #define FREC_PROG_PREFIX	"frec_"
 
+/*
+ * Kernels without BPF cookies (before 5.15): the probe programs take their
+ * probe id from this immediate, which frecd replaces with the id in a copy
+ * of the program per probe (probe_attach.c). Any value no other
+ * instruction of theirs loads; it fits a BPF_MOV's signed 32-bit imm.
+ */
+#define FREC_PROBE_ID_IMM	0x7fec1d00
+
 #endif /* FREC_BPF_FREC_H */

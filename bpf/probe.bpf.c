@@ -42,6 +42,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 nargs = 3;		/* integer arguments read at entry */
 const volatile __u32 self_pid = 0;	/* frecd: its own hits are never recorded */
 const volatile bool stack_probes = false;	/* --stacks probes: the user stack of each hit */
+/* The kernel has no BPF cookies (before 5.15, "bpf: Add
+ * bpf_get_attach_cookie() BPF helper to access bpf_cookie value"): each
+ * uprobe and uretprobe id gets a copy of its program in which frecd has
+ * replaced FREC_PROBE_ID_IMM with the id. The verifier knows this value
+ * (read-only data) and never looks at the helper it would not know. */
+const volatile bool no_cookies = false;
 /* libbpf 1.1's bpf_tracing.h stops at PARM5. */
 #if defined(__TARGET_ARCH_x86)
 #define FREC_PARM6(x) (__PT_REGS_CAST(x)->r9)
@@ -155,6 +161,19 @@ static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, _
 	__builtin_memset(r->args, 0, sizeof(r->args));
 	r->ret = 0;
 	return r;
+}
+
+/* The probe id of a uprobe or uretprobe hit: its BPF cookie, or the
+ * immediate of the program's copy (no_cookies). The asm keeps the
+ * immediate one instruction of its own, which frecd finds and patches. */
+static __always_inline __u32 probe_id(struct pt_regs *ctx)
+{
+	__u64 id;
+
+	if (!no_cookies)
+		return (__u32)bpf_get_attach_cookie(ctx);
+	asm volatile("%[id] = %[imm]" : [id] "=r"(id) : [imm] "i"(FREC_PROBE_ID_IMM));
+	return (__u32)id;
 }
 
 #define PROBE_STK		0

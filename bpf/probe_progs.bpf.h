@@ -15,7 +15,7 @@ SEC("uprobe")
 int PROBE_PROG(uprobe)(struct pt_regs *ctx)
 {
 	const bool stk = PROBE_STK;
-	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 id = probe_id(ctx);
 	struct frec_rec_probe *r;
 	void *ring;
 	__u64 ts = 0;
@@ -55,7 +55,7 @@ SEC("uretprobe")
 int PROBE_PROG(uretprobe)(struct pt_regs *ctx)
 {
 	const bool stk = PROBE_STK;
-	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 id = probe_id(ctx);
 	struct frec_rec_probe *r;
 	void *ring;
 	__u64 ts = 0;

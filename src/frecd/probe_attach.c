@@ -5,6 +5,11 @@
  * with the id as its cookie, so one program serves any number of probes.
  * Func and probe triggers reuse frecd's trigger maps and get, per probe id,
  * the triggers its hits concern (probe_triggers).
+ *
+ * A kernel without BPF cookies (before 5.15) gets, per uprobe and uretprobe
+ * id, a copy of the loaded program with the id as an immediate, attached
+ * through the perf event's ioctl (see clone_prog()). USDT needs none of
+ * that: libbpf's usdt.bpf.h then finds its spec by the probe's address.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -40,6 +49,8 @@ static int has_kind(const struct frec_probes *p, __u32 kind)
 	return 0;
 }
 
+static bool have_cookies(void);
+
 static void attach_error(const struct probe_entry *e, int pid, int err, char *buf, size_t len)
 {
 	char where[64] = "";
@@ -56,6 +67,12 @@ static void attach_error(const struct probe_entry *e, int pid, int err, char *bu
 	else if (err == ENOENT)
 		snprintf(buf, len, "probe '%s': %s is gone since frecd checked it: check the path",
 			 e->name, e->path);
+	else if (err == EOPNOTSUPP && e->kind == FREC_PROBE_USDT && pid < 0 && !have_cookies())
+		/* libbpf finds a USDT's spec by its address without cookies:
+		 * per process for a shared object (a library, a PIE) */
+		snprintf(buf, len, "probe '%s': %s: a USDT probe in a shared object (a library or a "
+			 "PIE executable) for every process needs BPF cookies (Linux 5.15): name the "
+			 "process with -p PID", e->name, e->path);
 	else if (err == ESTALE)
 		snprintf(buf, len, "probe '%s': %s: the file frecd validated is no longer the one it holds open: restart frecd",
 			 e->name, e->path);
@@ -109,6 +126,124 @@ static struct bpf_link *attach_one(struct probe_bpf *skel, const struct probe_en
 	}
 	errno = EINVAL;
 	return NULL;
+}
+
+/*
+ * BPF cookies came with Linux 5.15: bpf_get_attach_cookie() (commit
+ * 7adfc6c9b315, "bpf: Add bpf_get_attach_cookie() BPF helper to access
+ * bpf_cookie value") and the perf link that carries the cookie (82e6b1eee6a8,
+ * "bpf: Allow to specify user-provided bpf_cookie for BPF perf links").
+ * The helper's presence says both.
+ */
+static bool have_cookies(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
+}
+
+/*
+ * Without cookies one program cannot tell its probes apart: the uprobe's
+ * address is per process (ASLR) and a uretprobe sees only the return
+ * address. So each id gets a copy of the program as libbpf loaded it (map
+ * fds in place) whose FREC_PROBE_ID_IMM (probe.bpf.c's probe_id()) is the
+ * id. A program fd, or -1 with errno.
+ */
+static int clone_prog(const struct bpf_program *prog, __u32 id)
+{
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t i, n = bpf_program__insn_cnt(prog), patched = 0;
+	struct bpf_insn *copy;
+	int fd, err;
+
+	if (!insns || !n) {
+		errno = ENOEXEC;
+		return -1;
+	}
+	copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return -1;
+	memcpy(copy, insns, n * sizeof(*copy));
+	for (i = 0; i < n; i++) {
+		if (copy[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			i++;	/* a 64-bit load's second half is no instruction */
+			continue;
+		}
+		if (copy[i].code == (BPF_ALU64 | BPF_MOV | BPF_K) && copy[i].imm == FREC_PROBE_ID_IMM) {
+			copy[i].imm = (__s32)id;
+			patched++;
+		}
+	}
+	if (!patched) {
+		free(copy);
+		errno = ENOEXEC;	/* the object is not the one probe.bpf.c builds */
+		return -1;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog), "Dual BSD/GPL", copy, n,
+			   NULL);
+	err = errno;
+	free(copy);
+	errno = err;
+	return fd;
+}
+
+/* A number from the uprobe PMU's sysfs files: its type, or from
+ * format/retprobe ("config:0") the bit that asks for a return probe. */
+static int uprobe_pmu_read(const char *file, const char *prefix)
+{
+	char path[128], buf[64];
+	size_t len = strlen(prefix);
+	FILE *f;
+	int v = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/uprobe/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, prefix, len))
+		v = atoi(buf + len);
+	fclose(f);
+	return v;
+}
+
+/* Attach prog_fd at e for pid (-1: every process) through a uprobe perf
+ * event: the perf event fd, which holds the program, or -1 with errno. */
+static int attach_perf(const struct probe_entry *e, int prog_fd, int pid)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = uprobe_pmu_read("type", ""), bit = 0, pfd, err;
+	const char *path = attach_path(e);
+
+	if (!path)
+		return -1;
+	if (e->kind == FREC_PROBE_URETPROBE)
+		bit = uprobe_pmu_read("format/retprobe", "config:");
+	if (type < 0 || bit < 0 || bit > 63) {
+		errno = EOPNOTSUPP;	/* no uprobe PMU (before 4.17) */
+		return -1;
+	}
+	attr.type = (__u32)type;
+	attr.config = e->kind == FREC_PROBE_URETPROBE ? 1ull << bit : 0;
+	attr.config1 = (__u64)(unsigned long)path;	/* uprobe_path */
+	attr.config2 = e->file_off;			/* probe_offset */
+	/* For every process: cpu 0 names the event, the probe fires on all. */
+	pfd = syscall(__NR_perf_event_open, &attr, pid, pid < 0 ? 0 : -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = errno;
+		close(pfd);
+		errno = err;
+		return -1;
+	}
+	return pfd;
+}
+
+static struct bpf_program *entry_prog(struct probe_bpf *skel, const struct probe_entry *e)
+{
+	bool stk = skel->rodata->stack_probes;
+
+	if (e->kind == FREC_PROBE_URETPROBE)
+		return stk ? skel->progs.frec_stk_uretprobe : skel->progs.frec_uretprobe;
+	return stk ? skel->progs.frec_stk_uprobe : skel->progs.frec_uprobe;
 }
 
 #define PROBE_TRIG_KINDS ((1u << FREC_TRIG_FUNC) | (1u << FREC_TRIG_PROBE))
@@ -264,6 +399,7 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	size_t i, j, npids, nlinks = 0;
 	__u32 kinds;
 	struct bpf_link **links = NULL;
+	int *pfds = NULL;
 	bool loaded = false;
 	int ret = 0;
 
@@ -307,6 +443,7 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	skel->rodata->self_pid = o.self_pid;
 	skel->rodata->wakeup_threshold = frecd_bpf_rings__wakeup_threshold(o.ring_bytes);
 	skel->rodata->stack_probes = o.stack_probes;
+	skel->rodata->no_cookies = !have_cookies();
 	skel->rodata->stack_depth = o.stack_depth && o.stack_depth <= FREC_MAX_STACK_DEPTH ?
 				    o.stack_depth : FREC_DEFAULT_STACK_DEPTH;
 	/* Load only what is used: fewer programs to verify, and a kernel
@@ -369,7 +506,8 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 		goto err_out;
 
 	links = calloc(p->n * (npids ? npids : 1), sizeof(*links));
-	if (!links) {
+	pfds = malloc(p->n * (npids ? npids : 1) * sizeof(*pfds));
+	if (!links || !pfds) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "attaching probes: out of memory");
 		goto err_out;
@@ -377,23 +515,48 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 	log_validated(p);
 	attach_delay(o.attach_delay_ms);
 	for (i = 0; i < p->n; i++) {
-		if (o.filter_cgroups)
-			warn_library(&p->ents[i]);
-		for (j = 0; j < (npids ? npids : 1); j++) {
-			int pid = npids ? (int)o.pids[j] : -1;
-			struct bpf_link *l = attach_one(skel, &p->ents[i], (__u32)(i + 1), pid);
+		const struct probe_entry *e = &p->ents[i];
+		int prog_fd = -1;
 
-			if (!l) {
+		if (o.filter_cgroups)
+			warn_library(e);
+		if (skel->rodata->no_cookies && e->kind != FREC_PROBE_USDT) {
+			prog_fd = clone_prog(entry_prog(skel, e), (__u32)(i + 1));
+			if (prog_fd < 0) {
 				ret = -errno;
-				attach_error(&p->ents[i], pid, errno, err, errlen);
+				snprintf(err, errlen, "probe '%s': loading its program (this kernel has no "
+					 "BPF cookies, Linux 5.15): %s: run frecd -v for the verifier's log",
+					 e->name, strerror(errno));
 				goto err_out;
 			}
+		}
+		for (j = 0; j < (npids ? npids : 1); j++) {
+			int pid = npids ? (int)o.pids[j] : -1;
+			struct bpf_link *l = NULL;
+			int pfd = -1;
+
+			if (prog_fd >= 0)
+				pfd = attach_perf(e, prog_fd, pid);
+			else
+				l = attach_one(skel, e, (__u32)(i + 1), pid);
+			if (!l && pfd < 0) {
+				ret = -errno;
+				attach_error(e, pid, errno, err, errlen);
+				if (prog_fd >= 0)
+					close(prog_fd);
+				goto err_out;
+			}
+			pfds[nlinks] = pfd;
 			links[nlinks++] = l;
 		}
+		/* each perf event holds the program now */
+		if (prog_fd >= 0)
+			close(prog_fd);
 	}
 
 	p->skel = skel;
 	p->links = links;
+	p->pfds = pfds;
 	p->nlinks = nlinks;
 	p->nargs = o.nargs;
 	probe_set__sync_table(p);
@@ -404,9 +567,13 @@ int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_o
 
 err_out:
 	/* Nothing stays attached half-way. */
-	while (nlinks)
+	while (nlinks) {
 		bpf_link__destroy(links[--nlinks]);
+		if (pfds[nlinks] >= 0)
+			close(pfds[nlinks]);
+	}
 	free(links);
+	free(pfds);
 	free(pt);
 	if (loaded)
 		track_programs(skel, false);
@@ -423,10 +590,15 @@ void frec_probes__detach(struct frec_probes *p)
 	/* the detach thread's old set is never the current one */
 	__atomic_compare_exchange_n(&current_set, &cur, NULL, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
-	while (p->nlinks)
+	while (p->nlinks) {
 		bpf_link__destroy(p->links[--p->nlinks]);
+		if (p->pfds[p->nlinks] >= 0)
+			close(p->pfds[p->nlinks]);
+	}
 	free(p->links);
+	free(p->pfds);
 	p->links = NULL;
+	p->pfds = NULL;
 	track_programs(p->skel, false);
 	probe_bpf__destroy(p->skel);
 	p->skel = NULL;

@@ -55,6 +55,9 @@ struct frec_probes {
 
 	struct probe_bpf *skel;		/* NULL while not attached */
 	struct bpf_link **links;
+	/* Without BPF cookies (probe_attach.c) a uprobe's or uretprobe's
+	 * attach is a perf event fd, pfds[i], with links[i] NULL; -1 else. */
+	int *pfds;
 	size_t nlinks;
 };
 

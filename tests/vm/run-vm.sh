@@ -1,25 +1,30 @@
 #!/bin/sh
-# Run the integration suite inside Debian's 6.1 LTS kernel under qemu.
+# Run the integration suite inside Debian's 6.1, 6.12 and 5.10 kernels under
+# qemu.
 #
 #   sh tests/vm/run-vm.sh [TEST...]     (what `make test-vm` runs)
 #
-# 1. Kernel: `apt-get download` Debian's linux-image-6.1.0-N-amd64 (the
-#    newest ABI the apt lists know), unpack it with `dpkg-deb -x` (never
-#    installed on the host) and keep vmlinuz under $OUTPUT/vm/kernel/. No
-#    module is needed: BPF, BTF, uprobes, tracefs, debugfs, tmpfs, devtmpfs
-#    and the 8250 serial console are built into Debian's kernel.
-# 2. initramfs: busybox-static with its applet links, tests/integration,
-#    tests/vm/smoke.sh, frecd, frec, the test programs ($OUTPUT/tests minus
-#    the unit tests), the smoke BPF loader and every shared library they
-#    need (ldd, dynamic loader included), at the same paths under /frec as in
-#    the checkout; tests/vm/init.sh is /init.
-# 3. qemu-system-x86_64 boots it (single-threaded TCG unless the CPU shows
-#    vmx/svm and /dev/kvm is usable), one VM per attach pass, as many at once
-#    as the host has CPUs. VM 1 runs smoke.sh first. Each guest runs the
-#    suite with frecd forced to its pass's attach path, prints the results on
-#    its serial console and powers off. VM 1's console streams; the others'
-#    follow when it is done.
-#    Exit status: 0 only when every guest printed "frec-vm: result 0".
+# 1. Kernels: for each series of FREC_VM_KERNELS, `apt-get download` the
+#    newest Debian package of it (linux-image-6.1.0-N-amd64,
+#    linux-image-6.12.N+deb12-amd64, linux-image-5.10.0-N-amd64) through an
+#    apt configuration of our own under $OUTPUT/vm/apt whose sources.list
+#    names the host's Debian mirrors; unpack it with `dpkg-deb -x` (never
+#    installed on the host) and keep vmlinuz under $OUTPUT/vm/kernel/. A
+#    cached kernel is used as it is: a second run downloads nothing.
+# 2. initramfs, one per kernel: busybox-static with its applet links,
+#    tests/integration, tests/vm/smoke.sh, frecd, frec, the test programs
+#    ($OUTPUT/tests minus the unit tests), the smoke BPF loader, the kernel's
+#    fuse module and every shared library they need (ldd, dynamic loader
+#    included), at the same paths under /frec as in the checkout;
+#    tests/vm/init.sh is /init.
+# 3. qemu-system-x86_64 boots one VM per kernel and pass (single-threaded TCG
+#    unless the CPU shows vmx/svm and /dev/kvm is usable), from a queue, as
+#    many at once as the host has CPUs. The first VM of each kernel runs
+#    smoke.sh first. Each guest runs the suite with frecd forced to its
+#    pass's attach path, prints the results on its serial console and powers
+#    off. Then every console, one line per VM and the totals.
+#    Exit status: 0 only when every kernel was had and every guest printed
+#    "frec-vm: result 0".
 #
 # What the tests see inside the guest (besides what run.sh exports):
 #   FREC_VM=1            they run in the test VM
@@ -34,14 +39,15 @@
 # Tools inside are busybox's (Debian's has no pgrep, pkill, nice, chrt) and
 # protoc.
 #
-# Host knobs (tests/vm/README): FREC_VM_PASSES ("tp_btf raw_tp"; "none" =
-# smoke only), FREC_VM_TP_BTF_ARGS ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS
-# ("--attach raw_tp"), FREC_VM_TIMEOUT (seconds, 1500), FREC_VM_ACCEL
-# (tcg|kvm, detected), FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G
-# per VM), FREC_VM_SMP (2), FREC_VM_APPEND (more kernel command line),
-# FREC_VM_KERNEL_PKG (a linux-image package; default: the cached one, else
-# the newest 6.1), FREC_VM_HOST_TOOLS (host programs to copy in, "protoc"),
-# FREC_TEST_SCALE.
+# Host knobs (tests/vm/README): FREC_VM_KERNELS ("6.1 6.12 5.10"),
+# FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only), FREC_VM_TP_BTF_ARGS
+# ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS ("--attach raw_tp"),
+# FREC_VM_TIMEOUT (seconds per VM, 1500), FREC_VM_ACCEL (tcg|kvm, detected),
+# FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G per VM), FREC_VM_SMP
+# ("2 6.12:tp_btf=8"), FREC_VM_APPEND (more kernel command line),
+# FREC_VM_KERNEL_PKG (linux-image packages instead of FREC_VM_KERNELS),
+# FREC_VM_MIRROR, FREC_VM_SECURITY_MIRROR (default: the host's),
+# FREC_VM_HOST_TOOLS (host programs to copy in, "protoc"), FREC_TEST_SCALE.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,75 +71,180 @@ for tool in qemu-system-x86_64 busybox cpio gzip dpkg-deb apt-get ldd; do
 done
 mkdir -p "$VM/kernel" "$VM/deb"
 
-# --- 1. kernel ---------------------------------------------------------------
-newest_61_pkg() {
-	apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' 2>/dev/null |
+# --- 1. kernels -----------------------------------------------------------------
+# The kernels come from Debian's archive through an apt configuration of the
+# harness's own under $VM/apt (its sources.list, lists and cache): the host's
+# sources, lists and cache are only read, never changed. The archive's base
+# URLs are the ones the host's apt already uses.
+APT=$VM/apt
+mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
+apt_opts="-o Dir::Etc::sourcelist=$APT/sources.list -o Dir::Etc::sourceparts=-"
+apt_opts="$apt_opts -o Dir::State::Lists=$APT/lists -o Dir::Cache=$APT/cache"
+apt_opts="$apt_opts -o Acquire::Languages=none -o APT::Get::List-Cleanup=false"
+# As root, apt would drop to its sandbox user, which cannot write here.
+[ "$(id -u)" -eq 0 ] && apt_opts="$apt_opts -o APT::Sandbox::User=root"
+
+# host_uri SUITE: the URI of the host's apt entry (one-line or deb822) that
+# names SUITE, if any.
+host_uri() {
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		case $f in
+		*.sources)
+			awk -v want="$1" '
+				function flush() { if (deb && has && uri != "") { print uri; found = 1; exit } deb = 1; has = 0; uri = "" }
+				BEGIN { deb = 1 }
+				/^[ \t]*$/ { flush(); next }
+				/^[ \t]*#/ { next }
+				tolower($1) == "types:" { deb = 0; for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+				tolower($1) == "uris:" { uri = $2 }
+				tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == want) has = 1 }
+				tolower($1) == "enabled:" && tolower($2) == "no" { deb = 0 }
+				END { if (!found) flush() }' "$f" ;;
+		*)
+			awk -v want="$1" '
+				$1 == "deb" {
+					i = 2
+					if ($i ~ /^\[/) while ($i !~ /\]$/) i++
+					if ($i ~ /^\[/ || $i ~ /\]$/) i++
+					if ($(i + 1) == want) { print $i; exit }
+				}' "$f" ;;
+		esac
+	done | head -n 1
+}
+
+# apt_sources: write $APT/sources.list: Debian 12 (bookworm, -security) and
+# Debian 11 (bullseye, -security) from the host's Debian mirrors
+# (FREC_VM_MIRROR, FREC_VM_SECURITY_MIRROR override them).
+apt_sources() {
+	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	mirror=${FREC_VM_MIRROR:-}
+	security=${FREC_VM_SECURITY_MIRROR:-}
+	for suite in "$codename" bookworm bullseye trixie; do
+		[ -n "$mirror" ] || [ -z "$suite" ] || mirror=$(host_uri "$suite")
+		[ -n "$security" ] || [ -z "$suite" ] || security=$(host_uri "$suite-security")
+	done
+	[ -n "$mirror" ] || die "no Debian archive in /etc/apt/sources.list*: set FREC_VM_MIRROR to one (its URL ending in /debian)"
+	# A host without a security entry: the archive's own layout puts it
+	# beside the main one.
+	[ -n "$security" ] || security=${mirror%/}-security
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ -r "$key" ] || die "no $key: install debian-archive-keyring"
+	{
+		echo "deb [signed-by=$key] $mirror bookworm main"
+		echo "deb [signed-by=$key] $security bookworm-security main"
+		echo "deb [signed-by=$key] $mirror bullseye main"
+		echo "deb [signed-by=$key] $security bullseye-security main"
+	} > "$APT/sources.list.tmp"
+	mv "$APT/sources.list.tmp" "$APT/sources.list"
+}
+
+# apt_update: once a run (kernel_fetch runs in subshells: the mark is a
+# file named after this shell).
+apt_update() {
+	[ ! -e "$APT/updated.$$" ] || return 0
+	: > "$APT/updated.$$"
+	apt_sources
+	echo "test-vm: apt-get update (the harness's own lists under $APT)" >&2
+	# shellcheck disable=SC2086
+	apt-get -qq $apt_opts update >&2 || echo "test-vm: apt-get update failed: the kernel lists may be stale or missing" >&2
+}
+
+# series_re SERIES: the package names of a Debian kernel series: 6.1 and
+# 5.10 number their ABI (linux-image-6.1.0-N-amd64), 6.12 in Debian 12 its
+# upstream version (linux-image-6.12.N+deb12-amd64).
+series_re() {
+	printf '^linux-image-%s(\\.0-[0-9]+|\\.[0-9]+\\+deb[0-9]+)-amd64$' "$(echo "$1" | sed 's/\./\\./g')"
+}
+
+newest_pkg() {
+	[ -s "$APT/sources.list" ] || return 0
+	# shellcheck disable=SC2086
+	apt-cache $apt_opts search --names-only "$(series_re "$1")" 2>/dev/null |
 		awk '{print $1}' | sort -V | tail -n 1
 }
 
-# Download into the cache as root without apt's sandbox user, which could
-# not write there.
-download() { ( cd "$VM/deb" && apt-get -q -o APT::Sandbox::User=root download "$1" ); }
+# Download into the harness's cache.
+download() {
+	# shellcheck disable=SC2086
+	( cd "$VM/deb" && apt-get -q $apt_opts download "$1" )
+}
 
-kpkg=${FREC_VM_KERNEL_PKG:-}
-if [ -z "$kpkg" ]; then
-	# A cached kernel wins, so that a second run downloads nothing.
-	kpkg=$(ls "$VM/kernel" | sort -V | tail -n 1)
-fi
-if [ -z "$kpkg" ]; then
-	kpkg=$(newest_61_pkg)
-	if [ -z "$kpkg" ]; then
-		[ "$(id -u)" -eq 0 ] || die "apt knows no linux-image-6.1.0-*-amd64: run 'apt-get update' as root"
-		apt-get update -qq
-		kpkg=$(newest_61_pkg)
-		[ -n "$kpkg" ] || die "no linux-image-6.1.0-*-amd64 in the apt sources: add Debian 12 (bookworm) or set FREC_VM_KERNEL_PKG"
-	fi
-fi
-kdir=$VM/kernel/$kpkg
-# modules.ok: the kernel's modules the suite needs were taken too (fuse,
-# for test_fault_proc_stuck); a cache from before is unpacked again.
-if [ ! -s "$kdir/vmlinuz" ] || [ ! -e "$kdir/modules.ok" ]; then
-	deb=$(ls "$VM/deb/${kpkg}_"*.deb 2>/dev/null | tail -n 1 || true)
-	if [ -z "$deb" ]; then
-		echo "test-vm: downloading $kpkg"
-		if ! download "$kpkg"; then
-			# Stale apt lists can name a kernel the archive has dropped
-			# since: refresh them once and take the newest again.
-			[ -z "${FREC_VM_KERNEL_PKG:-}" ] && [ "$(id -u)" -eq 0 ] ||
-				die "apt-get download $kpkg failed: run 'apt-get update' as root, or set FREC_VM_KERNEL_PKG"
-			apt-get update -qq
-			kpkg=$(newest_61_pkg)
-			kdir=$VM/kernel/$kpkg
-			download "$kpkg" || die "apt-get download $kpkg failed after apt-get update: set FREC_VM_KERNEL_PKG"
+# kernel_fetch SERIES: make $VM/kernel/PKG (vmlinuz, config, release,
+# modules/) for SERIES and print PKG, or say why not on stderr and fail.
+kernel_fetch() {
+	series=$1
+	kpkg=
+	case $series in
+	linux-image-*) kpkg=$series ;;	# a package named outright
+	*)
+		# A cached kernel wins, so that a second run downloads nothing.
+		kpkg=$(ls "$VM/kernel" | grep -E "$(series_re "$series")" | sort -V | tail -n 1)
+		if [ -z "$kpkg" ]; then
+			kpkg=$(newest_pkg "$series")
+			[ -n "$kpkg" ] || { apt_update; kpkg=$(newest_pkg "$series"); }
+			[ -n "$kpkg" ] || { echo "test-vm: kernel $series: no $(series_re "$series" | tr -d '^$\\') in Debian 11/12's lists ($APT/sources.list): check the host's access to Debian's archive" >&2; return 1; }
+		fi ;;
+	esac
+	kdir=$VM/kernel/$kpkg
+	# modules.ok: the kernel's modules the suite needs were taken too (fuse,
+	# for test_fault_proc_stuck); a cache from before is unpacked again.
+	if [ ! -s "$kdir/vmlinuz" ] || [ ! -e "$kdir/modules.ok" ]; then
+		deb=$(ls "$VM/deb/${kpkg}_"*.deb 2>/dev/null | tail -n 1 || true)
+		if [ -z "$deb" ]; then
+			echo "test-vm: downloading $kpkg" >&2
+			[ -s "$APT/sources.list" ] || apt_update
+			if ! download "$kpkg" >&2; then
+				# Stale lists can name a kernel the archive has dropped
+				# since: refresh them once and take the newest again.
+				apt_update
+				case $series in linux-image-*) ;; *) kpkg=$(newest_pkg "$series") ;; esac
+				kdir=$VM/kernel/$kpkg
+				[ -n "$kpkg" ] && download "$kpkg" >&2 ||
+					{ echo "test-vm: kernel $series: apt-get download ${kpkg:-of it} failed: check the host's access to Debian's archive" >&2; return 1; }
+			fi
+			deb=$(ls "$VM/deb/${kpkg}_"*.deb | tail -n 1)
 		fi
-		deb=$(ls "$VM/deb/${kpkg}_"*.deb | tail -n 1)
+		rm -rf "$VM/unpack"
+		dpkg-deb -x "$deb" "$VM/unpack" || { echo "test-vm: kernel $series: cannot unpack $deb" >&2; return 1; }
+		mkdir -p "$kdir"
+		vmlinuz=$(ls "$VM/unpack/boot/"vmlinuz-* | head -n 1)
+		cp "$VM/unpack/boot/config-"* "$kdir/config"
+		echo "${vmlinuz##*/vmlinuz-}" > "$kdir/release"
+		cp "$vmlinuz" "$kdir/vmlinuz.tmp" && mv "$kdir/vmlinuz.tmp" "$kdir/vmlinuz"
+		# Modules the suite loads in the guest, uncompressed for busybox's
+		# insmod; none is needed when the kernel has them built in.
+		rm -rf "$kdir/modules"
+		mkdir -p "$kdir/modules"
+		for m in fuse; do
+			ko=$(find "$VM/unpack/lib/modules" -name "$m.ko*" 2>/dev/null | head -n 1)
+			case $ko in
+			"") ;;
+			*.xz) xz -dc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko (xz-utils)" ;;
+			*.zst) zstd -dqc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko (zstd)" ;;
+			*.gz) gzip -dc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko" ;;
+			*) cp "$ko" "$kdir/modules/$m.ko" ;;
+			esac
+		done
+		touch "$kdir/modules.ok"
+		rm -rf "$VM/unpack"
 	fi
-	rm -rf "$VM/unpack"
-	dpkg-deb -x "$deb" "$VM/unpack"
-	mkdir -p "$kdir"
-	vmlinuz=$(ls "$VM/unpack/boot/"vmlinuz-* | head -n 1)
-	cp "$VM/unpack/boot/config-"* "$kdir/config"
-	echo "${vmlinuz##*/vmlinuz-}" > "$kdir/release"
-	cp "$vmlinuz" "$kdir/vmlinuz.tmp" && mv "$kdir/vmlinuz.tmp" "$kdir/vmlinuz"
-	# Modules the suite loads in the guest, uncompressed for busybox's
-	# insmod; none is needed when the kernel has them built in.
-	rm -rf "$kdir/modules"
-	mkdir -p "$kdir/modules"
-	for m in fuse; do
-		ko=$(find "$VM/unpack/lib/modules" -name "$m.ko*" 2>/dev/null | head -n 1)
-		case $ko in
-		"") ;;
-		*.xz) xz -dc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko (xz-utils)" ;;
-		*.zst) zstd -dqc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko (zstd)" ;;
-		*.gz) gzip -dc "$ko" > "$kdir/modules/$m.ko" || die "cannot decompress $ko" ;;
-		*) cp "$ko" "$kdir/modules/$m.ko" ;;
-		esac
-	done
-	touch "$kdir/modules.ok"
-	rm -rf "$VM/unpack"
-fi
-krel=$(cat "$kdir/release")
-grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$kdir/config" || die "$kpkg has no BTF (CONFIG_DEBUG_INFO_BTF): pick another FREC_VM_KERNEL_PKG"
+	if ! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$kdir/config"; then
+		echo "test-vm: kernel $series: $kpkg has no BTF (CONFIG_DEBUG_INFO_BTF): frecd cannot run on it; drop it from FREC_VM_KERNELS" >&2
+		return 1
+	fi
+	echo "$kpkg"
+}
+
+# The kernels that cannot be had are counted as failures at the end.
+kernels="" kfail=0
+for series in ${FREC_VM_KERNEL_PKG:-${FREC_VM_KERNELS-6.1 6.12 5.10}}; do
+	if kpkg=$(kernel_fetch "$series"); then
+		kernels="$kernels $series=$kpkg"
+	else
+		kfail=$((kfail + 1))
+	fi
+done
 
 # --- 2. initramfs --------------------------------------------------------------
 root=$VM/root
@@ -155,9 +266,6 @@ done
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
 mkdir -p "$root/lib/modules"
-for ko in "$kdir/modules/"*.ko; do
-	[ -e "$ko" ] && cp "$ko" "$root/lib/modules/"
-done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 
@@ -204,7 +312,6 @@ for lib in $libs; do
 	cp -L "$lib" "$root$lib"
 done
 
-conf=$root/etc/frec-vm.conf
 accel=${FREC_VM_ACCEL:-}
 if [ -z "$accel" ]; then
 	accel=tcg
@@ -218,23 +325,35 @@ esac
 for v in "$PASSES" "$TP_BTF_ARGS" "$RAW_TP_ARGS" "$TESTS" "${CI:-}" "$scale"; do
 	case $v in *\'*) die "no single quotes in FREC_VM_* settings or test names: '$v'" ;; esac
 done
-{
-	echo "CI='${CI:-}'"
-	echo "FREC_VM=1"
-	echo "FREC_TEST_SCALE='$scale'"
-	echo "FREC_VM_KERNEL_RELEASE='$krel'"
-	echo "FREC_VM_TP_BTF_ARGS='$TP_BTF_ARGS'"
-	echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
-	echo "FREC_VM_TESTS='$TESTS'"
-	# The guest reports its state before the host kills it (boot takes ~10 s).
-	echo "FREC_VM_WATCHDOG=$((TIMEOUT > 60 ? TIMEOUT - 30 : TIMEOUT / 2))"
-} > "$conf"
 
-initrd=$VM/initramfs.cpio.gz
-( cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet ) | gzip -1 > "$initrd.tmp"
-mv "$initrd.tmp" "$initrd"
+# One initramfs per kernel: the same tree, with that kernel's modules and
+# its release in /etc/frec-vm.conf.
+conf=$root/etc/frec-vm.conf
+for k in $kernels; do
+	series=${k%%=*} kpkg=${k#*=}
+	kdir=$VM/kernel/$kpkg
+	krel=$(cat "$kdir/release")
+	rm -f "$root/lib/modules/"*.ko
+	for ko in "$kdir/modules/"*.ko; do
+		[ -e "$ko" ] && cp "$ko" "$root/lib/modules/"
+	done
+	{
+		echo "CI='${CI:-}'"
+		echo "FREC_VM=1"
+		echo "FREC_TEST_SCALE='$scale'"
+		echo "FREC_VM_KERNEL_RELEASE='$krel'"
+		echo "FREC_VM_TP_BTF_ARGS='$TP_BTF_ARGS'"
+		echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
+		echo "FREC_VM_TESTS='$TESTS'"
+		# The guest reports its state before the host kills it (boot takes ~10 s).
+		echo "FREC_VM_WATCHDOG=$((TIMEOUT > 60 ? TIMEOUT - 30 : TIMEOUT / 2))"
+	} > "$conf"
+	initrd=$VM/initramfs-$krel.cpio.gz
+	( cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet ) | gzip -1 > "$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	echo "test-vm: $kpkg (kernel $krel), initramfs $(($(wc -c < "$initrd") / 1024)) KiB"
+done
 t_built=$(now)
-echo "test-vm: $kpkg (kernel $krel), accel $accel, initramfs $(($(wc -c < "$initrd") / 1024)) KiB, passes: ${PASSES:-smoke only}"
 
 # --- 3. boot -------------------------------------------------------------------
 if [ "$accel" = kvm ]; then
@@ -246,88 +365,145 @@ else
 	# tracepoint static keys): it re-executes the removed int3 forever with
 	# interrupts off while the patching vCPU waits for its IPI. Multi-threaded
 	# TCG hung that way within 40 attach cycles in each of 4 tries; one
-	# thread ran 1200 cycles without a hang, at about the same speed.
+	# thread ran 1200 cycles without a hang, at about the same speed. One
+	# thread also emulates 8 vCPUs (round robin), which FREC_VM_SMP uses.
 	accel_args="-accel tcg,thread=single -cpu max"
 fi
 
-# The passes run in parallel VMs, one per host CPU at most: single-threaded
-# TCG keeps one host CPU busy per VM. VM 1 also runs the smoke.
-jobs=${FREC_VM_JOBS:-$(nproc)}
-npasses=$(echo "$PASSES" | wc -w)
-[ "$jobs" -le "$npasses" ] || jobs=$npasses
-[ "$jobs" -ge 1 ] || jobs=1
-i=0
-for pass in $PASSES; do
-	eval "vm_passes_$((i % jobs + 1))=\"\${vm_passes_$((i % jobs + 1)):-} $pass\""
-	i=$((i + 1))
+# vm_smp SERIES PASS: the vCPUs of that VM. FREC_VM_SMP is a list of "N"
+# (every VM) and "SERIES:PASS=N" (that one VM), the last match winning.
+vm_smp() {
+	smp=2
+	for w in ${FREC_VM_SMP-2 6.12:tp_btf=8}; do
+		case $w in
+		"$1:$2="*) smp=${w#*=} ;;
+		*[!0-9]*) ;;
+		*) smp=$w ;;
+		esac
+	done
+	echo "$smp"
+}
+
+# The queue: one VM per kernel and pass, in the order of FREC_VM_KERNELS
+# then FREC_VM_PASSES. The first VM of each kernel runs the smoke first.
+nvm=0
+for k in $kernels; do
+	series=${k%%=*} kpkg=${k#*=}
+	first=smoke
+	for pass in ${PASSES:-none}; do
+		nvm=$((nvm + 1))
+		args=$first
+		[ "$pass" = none ] || args="$args $pass"
+		first=
+		eval "vm_kpkg_$nvm=\$kpkg vm_args_$nvm=\"\$args\" vm_pass_$nvm=\$pass"
+		eval "vm_smp_$nvm=$(vm_smp "$series" "$pass")"
+	done
 done
 
-# boot N: run VM N; its console goes to stdout, minus the CRs of the guest's
-# line ends, and qemu's exit status to $VM/qemu-N.rc.
+# boot N: run VM N; its console goes to $VM/console-N.log, minus the CRs of
+# the guest's line ends, qemu's exit status to $VM/qemu-N.rc and its run
+# time in seconds to $VM/time-N.
 boot() {
-	eval "args=\"\${vm_passes_$1:-}\""
-	[ "$1" -eq 1 ] && args="smoke$args"
+	eval "kpkg=\$vm_kpkg_$1 args=\$vm_args_$1 smp=\$vm_smp_$1 pass=\$vm_pass_$1"
+	kdir=$VM/kernel/$kpkg
+	krel=$(cat "$kdir/release")
+	t0=$(now)
+	echo "test-vm: VM $1 starts: kernel $krel, $smp CPUs, $pass"
 	rc=0
 	# Everything after "--" on the kernel command line is /init's argv.
 	# shellcheck disable=SC2086
-	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $accel_args \
-		-m "${FREC_VM_MEM:-2G}" -smp "${FREC_VM_SMP:-2}" \
+	{ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $accel_args \
+		-m "${FREC_VM_MEM:-2G}" -smp "$smp" \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-serial stdio -kernel "$kdir/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet ${FREC_VM_APPEND:-} -- $args" < /dev/null || rc=$?
+		-serial stdio -kernel "$kdir/vmlinuz" -initrd "$VM/initramfs-$krel.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet ${FREC_VM_APPEND:-} -- $args" < /dev/null || rc=$?; } |
+		sed -u 's/\r$//' > "$VM/console-$1.log"
+	echo $(($(now) - t0)) > "$VM/time-$1"
 	echo "$rc" > "$VM/qemu-$1.rc"
+	echo "test-vm: VM $1 done in $(cat "$VM/time-$1")s: kernel $krel, $pass"
 }
 
-rm -f "$VM"/qemu-*.rc "$VM"/console-*.log
-n=2
-while [ $n -le "$jobs" ]; do
-	boot $n | sed -u 's/\r$//' > "$VM/console-$n.log" &
-	n=$((n + 1))
+# worker: take the next unclaimed VM until none is left (mkdir is the
+# atomic claim), so that a short VM frees its slot for the next one.
+worker() {
+	n=1
+	while [ $n -le $nvm ]; do
+		mkdir "$VM/claim/$n" 2>/dev/null && boot $n
+		n=$((n + 1))
+	done
+}
+
+# Single-threaded TCG keeps one host CPU busy per VM: as many VMs at once
+# as the host has CPUs.
+jobs=${FREC_VM_JOBS:-$(nproc)}
+[ "$jobs" -le "$nvm" ] || jobs=$nvm
+[ "$jobs" -ge 1 ] || jobs=1
+echo "test-vm: $nvm VM(s), $jobs at once, accel $accel, passes: ${PASSES:-smoke only}"
+rm -rf "$VM"/qemu-*.rc "$VM"/console-*.log "$VM"/time-* "$VM/claim"
+mkdir "$VM/claim"
+w=1
+while [ $w -le "$jobs" ]; do
+	worker &
+	w=$((w + 1))
 done
-# VM 1 streams; the others' consoles follow when it is done.
-boot 1 | sed -u 's/\r$//' | tee "$VM/console-1.log"
 wait
-n=2
-while [ $n -le "$jobs" ]; do
+rm -rf "$VM/claim" "$APT/updated.$$"
+n=1
+while [ $n -le $nvm ]; do
 	echo "test-vm: console of VM $n"
 	cat "$VM/console-$n.log"
 	n=$((n + 1))
 done
 t_end=$(now)
 
-boot=$(sed -n 's/^frec-vm: kernel .* up \([0-9.]*\)s.*/\1/p' "$VM/console-1.log" | head -n 1)
-echo "test-vm: kernel $krel, $jobs VM(s), boot ${boot:-?}s, VMs $((t_end - t_built))s, total $((t_end - t_start))s"
-
-bad=0 lost=0
+# One line per VM (its kernel, CPUs, pass, counts and time), then the totals
+# over every VM; a VM that never finished its suite counts as one more
+# failure, and so does a kernel that could not be had.
+counts() { # counts LOG KIND: "P F S" of the guest's KIND line (smoke|integration)
+	awk -v kind="$2" '
+		match($0, "^" kind ": [0-9]+ passed, [0-9]+ failed") {
+			split(substr($0, RSTART, RLENGTH + 40), w, /[ ,]+/)
+			p += w[2]; f += w[4]
+			if ($0 ~ /skipped/) s += w[6]
+		}
+		END { printf "%d %d %d\n", p, f, s }' "$1"
+}
+bad=0 lost=0 tp=0 tf=$kfail ts=0
 n=1
-while [ $n -le "$jobs" ]; do
+while [ $n -le $nvm ]; do
+	eval "kpkg=\$vm_kpkg_$n smp=\$vm_smp_$n pass=\$vm_pass_$n"
+	krel=$(cat "$VM/kernel/$kpkg/release")
 	log=$VM/console-$n.log
 	qrc=$(cat "$VM/qemu-$n.rc" 2>/dev/null || echo 1)
 	result=$(sed -n 's/.*frec-vm: result \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+	set -- $(counts "$log" smoke)
+	sp=$1 sf=$2 ss=$3
+	set -- $(counts "$log" integration)
+	tp=$((tp + sp + $1)) tf=$((tf + sf + $2)) ts=$((ts + ss + $3))
+	t=$(cat "$VM/time-$n" 2>/dev/null || echo ?)
+	if [ "$pass" = none ]; then
+		line="test-vm: kernel $krel, $smp CPUs, smoke: $sp passed, $sf failed, 0 skipped, ${t}s"
+	else
+		smoke=""
+		[ "$sp$sf" = 00 ] || smoke=" (smoke: $sp passed, $sf failed)"
+		line="test-vm: kernel $krel, $smp CPUs, $pass: $1 passed, $2 failed, $3 skipped, ${t}s$smoke"
+	fi
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-		echo "test-vm: VM $n timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT); console: $log" >&2
+		line="$line; timed out after ${TIMEOUT}s (FREC_VM_TIMEOUT), console: $log"
 		lost=$((lost + 1))
 	elif [ -z "$result" ]; then
-		echo "test-vm: VM $n never reported a result (qemu exit $qrc); console: $log" >&2
+		line="$line; never reported a result (qemu exit $qrc), console: $log"
 		lost=$((lost + 1))
 	elif [ "$result" -eq 124 ]; then
-		echo "test-vm: VM $n: the guest watchdog stopped the suite (FREC_VM_TIMEOUT=${TIMEOUT}s); console: $log" >&2
+		line="$line; the guest watchdog stopped the suite (FREC_VM_TIMEOUT=${TIMEOUT}s), console: $log"
 		lost=$((lost + 1))
 	elif [ "$result" -ne 0 ]; then
-		echo "test-vm: VM $n failed (result $result); console: $log" >&2
+		line="$line; result $result, console: $log"
 		bad=1
 	fi
+	echo "$line"
 	n=$((n + 1))
 done
-
-# Totals over smoke and every pass as the closing line; a VM that never
-# finished its suite counts as one more failure.
-awk -v lost="$lost" '
-	match($0, /^(smoke|integration): [0-9]+ passed, [0-9]+ failed/) {
-		split(substr($0, RSTART, RLENGTH + 40), w, /[ ,]+/)
-		p += w[2]; f += w[4]
-		if ($0 ~ /skipped/) s += w[6]
-	}
-	END { printf "test-vm: %d passed, %d failed, %d skipped\n", p, f + lost, s }
-' "$VM"/console-*.log
-[ "$bad" -eq 0 ] && [ "$lost" -eq 0 ]
+echo "test-vm: $nvm VM(s), $jobs at once, VMs $((t_end - t_built))s, total $((t_end - t_start))s"
+echo "test-vm: $tp passed, $((tf + lost)) failed, $ts skipped"
+[ "$bad" -eq 0 ] && [ "$lost" -eq 0 ] && [ "$kfail" -eq 0 ] && [ "$nvm" -gt 0 ]
