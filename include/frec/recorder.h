@@ -16,8 +16,9 @@
  * Should the pool still run dry, the oldest sealed generation is evicted
  * early (counted in stats.early_evictions). The task and process tables
  * and the open generation's stack table come on top, sized by
- * max_threads, max_processes, max_stacks and max_stack_frames and touched
- * only as they fill.
+ * max_threads, max_processes, max_stacks and max_stack_frames: the first
+ * two grow to their bound on demand, the others are touched only as they
+ * fill. Task and process entries not seen for a window's time are evicted.
  *
  * Threads: everything but frec_snapshot__write() must be called from one
  * thread. frec_snapshot__write() may run in another thread on a pinned window.
@@ -39,8 +40,11 @@ struct frec_recorder_opts {
 	__u32 chunk_bytes;		/* pool chunk size, default 64 KiB, halved (down to
 					 * 1 KiB) until max_bytes holds 64 chunks */
 	__u32 ncpus;			/* CPUs the kernel may report, for drop counts */
-	__u32 max_threads;		/* capacity of the task table, default 65536 */
-	__u32 max_processes;		/* capacity of the process table, default 16384 */
+	__u32 max_threads;		/* bound of the task table, which grows to it on
+					 * demand; default kernel.threads-max (at most
+					 * kernel.pid_max) within [65536, 2^20] */
+	__u32 max_processes;		/* bound of the process table, default
+					 * max_threads */
 	__u32 max_stacks;		/* distinct stacks per generation, default 8192,
 					 * at most 2^20 */
 	__u32 max_stack_frames;		/* their frames together, default 32 x max_stacks
@@ -95,6 +99,16 @@ struct frec_recorder_stats {
 	__u64 cgroup_moves;		/* FREC_EV_CGROUP events written */
 	__u64 cgroups_named;		/* cgroup table entries written with a path, summed */
 	__u64 cgroups_unnamed;		/* entries the namer could not name (path "") */
+	__u64 threads_evicted;		/* task table entries not seen for a window's
+					 * time (their exit filtered or lost, or asleep),
+					 * dropped */
+	__u64 processes_evicted;	/* process table entries dropped so (only once
+					 * the table or cmdline budget is half full) */
+	__u64 threads_untracked;	/* thread mentions the task table had no room
+					 * for (at max_threads): named from their own
+					 * record only, or not at all */
+	__u32 threads;			/* task table entries now */
+	__u32 processes;		/* process table entries now */
 };
 
 /*

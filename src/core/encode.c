@@ -97,6 +97,7 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	g->stamp = (uint32_t)g->seq;
 	if (!g->stamp)	/* 0 means "no generation" in task and probe stamps */
 		g->stamp = g->seq = r->next_seq++;
+	r->tasks.now = r->procs.now = g->stamp;	/* seen of what comes now */
 	g->open_ts = now;
 	g->prev_ts = 0;
 	g->min_ts = UINT64_MAX;
@@ -242,6 +243,7 @@ static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t ti
 	if (unlikely(!t)) {	/* task table full: name it, without sharing */
 		char c[FREC_COMM_LEN];
 
+		r->st.threads_untracked++;
 		comm_copy(c, comm ? comm : "");
 		return thread_append(r, tid, has_tgid ? tgid : tid, c, 0);
 	}
@@ -255,6 +257,7 @@ static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t ti
 		return t->idx & TASK_IDX_MASK;
 	i = thread_append(r, tid, t->tgid, t->comm, t->cgroup);
 	t->stamp = g->stamp;
+	t->seen = g->stamp;
 	t->idx = i | (t->idx & TASK_EXITED);
 	return i;
 }

@@ -5,6 +5,7 @@
  * encode.c, sealing in seal.c, the window and pins in window.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,13 @@
 #define DEF_MAX_BYTES		(64ull << 20)
 #define DEF_PERIOD		NSEC_PER_SEC
 #define DEF_CHUNK		(64u << 10)
-#define DEF_MAX_THREADS		65536
-#define DEF_MAX_PROCESSES	16384
+/* Default bound of the task and process tables: what the machine may run
+ * (kernel.threads-max, and never more tids than kernel.pid_max), within
+ * [DEF_MAX_THREADS_MIN, DEF_MAX_THREADS_MAX]. The tables grow to it on
+ * demand; the upper end keeps the default's ceiling in the memory figures
+ * near 100 MiB. */
+#define DEF_MAX_THREADS_MIN	65536
+#define DEF_MAX_THREADS_MAX	(1u << 20)
 #define DEF_MAX_STACKS		8192
 #define DEF_MAX_CGROUPS		4096
 #define MAX_CGROUPS		(1u << 20)
@@ -61,6 +67,37 @@ static void rec_destroy(struct frec_recorder *r)
 	free(r);
 }
 
+/* A number from a /proc/sys file, 0 when it cannot be read. */
+static uint64_t sysctl_u64(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+static uint32_t default_max_threads(void)
+{
+	uint64_t n = sysctl_u64("/proc/sys/kernel/threads-max");
+	uint64_t pid_max = sysctl_u64("/proc/sys/kernel/pid_max");
+
+	if (pid_max && (!n || pid_max < n))
+		n = pid_max;
+	if (n < DEF_MAX_THREADS_MIN)
+		n = DEF_MAX_THREADS_MIN;
+	if (n > DEF_MAX_THREADS_MAX)
+		n = DEF_MAX_THREADS_MAX;
+	return (uint32_t)n;
+}
+
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
 	return (a + b - 1) / b;
@@ -93,17 +130,18 @@ static uint32_t open_gen_chunks(uint64_t gen_max, uint64_t chunk, uint64_t pool_
 			  div_up(tables, chunk) + 1);
 }
 
-/* What the recorder allocated besides the pool: the task and process
- * tables, the open generation's tables, the window's slots. The kernel maps
- * their pages only as they are first written, so this is a ceiling of their
- * RSS, which grows with the threads seen. */
+/* What the recorder may allocate besides the pool: the task and process
+ * tables at their bound, the open generation's tables, the window's slots.
+ * The hash tables grow to their bound as threads come, and the kernel maps
+ * the other tables' pages only as they are first written, so this is a
+ * ceiling of their RSS, which grows with the threads seen. */
 static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, uint32_t max_procs)
 {
 	const struct open_gen *g = &r->g;
 	uint64_t n = 0;
 
-	n += ((uint64_t)r->tasks.mask + 1) * sizeof(*r->tasks.slots);
-	n += ((uint64_t)r->procs.mask + 1) * sizeof(*r->procs.slots);
+	n += tables_slots_max(r->tasks.max) * sizeof(*r->tasks.slots);
+	n += tables_slots_max(r->procs.max) * sizeof(*r->procs.slots);
 	n += ((uint64_t)max_procs + 1) * sizeof(*r->proc_list);
 	n += ((uint64_t)nchunks + 1) * sizeof(*r->gen_slots);
 	n += (uint64_t)nchunks * (sizeof(*r->pool.next) + sizeof(*r->pool.used));
@@ -149,8 +187,11 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 		for (chunk = DEF_CHUNK; chunk > MIN_CHUNK && r->max_bytes / chunk < POOL_CHUNKS_WANT;)
 			chunk /= 2;
 	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
-	max_threads = OPT(o, max_threads, DEF_MAX_THREADS);
-	max_procs = OPT(o, max_processes, DEF_MAX_PROCESSES);
+	max_threads = OPT(o, max_threads, 0);
+	if (!max_threads)
+		max_threads = default_max_threads();
+	/* Single-threaded processes may be as many as threads. */
+	max_procs = OPT(o, max_processes, max_threads);
 	max_stacks = OPT(o, max_stacks, DEF_MAX_STACKS);
 	max_frames = max_stacks < MAX_STACK_FRAMES / DEF_STACK_FRAMES_PER ?
 		     max_stacks * DEF_STACK_FRAMES_PER : MAX_STACK_FRAMES;
@@ -230,6 +271,43 @@ static void forget_one(struct frec_recorder *r, uint32_t tid)
 		procs_remove(&r->procs, tgid);
 }
 
+/* Slots one seal looks at for stale entries: the whole table every few
+ * seals, at a bounded cost per seal. */
+#define EVICT_SLICE_MIN		4096
+#define EVICT_SLICE_SHARE	8
+
+static uint32_t evict_slice(uint32_t mask)
+{
+	uint32_t n = (mask + 1) / EVICT_SLICE_SHARE;
+
+	return n > EVICT_SLICE_MIN ? n : (mask < EVICT_SLICE_MIN ? mask + 1 : EVICT_SLICE_MIN);
+}
+
+/*
+ * Entries not seen for a window's time: not mentioned by the open
+ * generation nor by any generation the window holds, so no snapshot needs
+ * them. Their exit was filtered or lost, or they sleep: a sleeper's next
+ * record names it again (a switch or wakeup carries comm and tgid), and
+ * the open generation names it at its first mention as always.
+ *
+ * A process's cmdline, though, comes only from its exec or /proc: it is
+ * kept while the table has room, and stale ones go only once the table or
+ * the cmdline budget is half spent, so that a leak of exits never fills it.
+ */
+static void tables_evict(struct frec_recorder *r)
+{
+	uint32_t before;
+
+	if (!r->oldest)
+		return;
+	before = (uint32_t)r->oldest->seq;
+	r->st.threads_evicted += tasks_evict_stale(&r->tasks, &r->task_cursor,
+						   evict_slice(r->tasks.mask), before);
+	if (r->procs.count > r->procs.max / 2 || r->procs.cmdline_bytes > CMDLINE_BUDGET / 2)
+		r->st.processes_evicted += procs_evict_stale(&r->procs, &r->proc_cursor,
+							     evict_slice(r->procs.mask), before);
+}
+
 /* A generation names a thread at its first mention; the final switch away
  * from an exiting task often lands in the next generation, so a task is
  * forgotten only once a whole generation has passed since its exit. */
@@ -240,6 +318,7 @@ void tasks_forget_exited(struct frec_recorder *r, uint64_t seq)
 		r->exit_head = (r->exit_head + 1) % r->exit_cap;
 		r->exit_count--;
 	}
+	tables_evict(r);
 }
 
 static void mark_exited(struct frec_recorder *r, uint32_t tid)
@@ -260,6 +339,27 @@ static void mark_exited(struct frec_recorder *r, uint32_t tid)
 	e->tid = tid;
 	e->seq = r->g.seq;
 	r->exit_count++;
+}
+
+/*
+ * A thread other than the leader called exec (Go's syscall.Exec): the
+ * kernel killed the other threads, the leader among them (its exit came
+ * just before, under the process's pid), and the exec'ing thread took over
+ * the pid (the record's pid) from its own tid (old_pid). The process lives
+ * on: its entry must not be forgotten with the old leader, nor its
+ * cmdline. The old tid is gone, as if it had exited. (The pid's cgroup
+ * stays the leader's until a record shows the thread's: then it is a
+ * move, as for any thread.)
+ */
+static void exec_from_thread(struct frec_recorder *r, uint32_t pid, uint32_t old_pid)
+{
+	struct task *old = tasks_find(&r->tasks, old_pid);
+	struct task *t = tasks_find(&r->tasks, pid);
+
+	if (t)
+		t->idx &= ~TASK_EXITED;	/* the queued exit forgets nothing */
+	if (old && old->tgid == pid)
+		mark_exited(r, old_pid);
 }
 
 static void task_set_comm(struct frec_recorder *r, uint32_t tid, const char *comm)
@@ -322,6 +422,8 @@ static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
 			t->idx &= ~TASK_EXITED;
 		break;
 	case FREC_EV_PROCESS_EXEC:
+		if (unlikely(ev->exec.old_pid != ev->exec.pid))
+			exec_from_thread(r, ev->exec.pid, ev->exec.old_pid);
 		task_set_comm(r, ev->exec.pid, ev->exec.comm);
 		break;
 	case FREC_EV_TASK_RENAME:
@@ -421,6 +523,37 @@ static inline int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tg
 	return cgroup_changed(r, t, inserted, tid, tgid, id, ts, cpu);
 }
 
+/*
+ * A fork's child is a new task, whatever had its tid before: an old entry
+ * left by an exit that was lost or filtered, or one seen exiting, must lend
+ * it neither comm nor cgroup (the record names the child), and a new
+ * process must not show an old process's cmdline (frecd reads its own
+ * after its exec).
+ */
+static void fork_renew(struct frec_recorder *r, uint32_t child, uint32_t tgid)
+{
+	struct task *t = tasks_find(&r->tasks, child);
+
+	if (t) {
+		task_renew(t, tgid);
+		memset(t->comm, 0, sizeof(t->comm));
+	}
+	if (child == tgid)
+		procs_remove(&r->procs, child);
+}
+
+/* Room in the task table for what one event may add. A table that cannot
+ * grow (at its bound, or no memory) refuses new tasks: they are named from
+ * their record only, counted in threads_untracked. */
+static inline void tasks_room(struct frec_recorder *r)
+{
+	struct task_table *t = &r->tasks;
+
+	if (unlikely(((uint64_t)t->count + EV_MAX_THREADS + 1) * 2 > (uint64_t)t->mask + 1) &&
+	    t->mask + 1 < (1u << t->max_bits))
+		tasks_reserve(t, EV_MAX_THREADS + 1);
+}
+
 /* Store one event in the open generation, or -ENOSPC. */
 static int put_ev(struct frec_recorder *r, const struct frec_event *ev, struct rec_names *nm)
 {
@@ -430,6 +563,10 @@ static int put_ev(struct frec_recorder *r, const struct frec_event *ev, struct r
 		g->open_ts = ev->ts ? ev->ts : 1;
 	if (unlikely(g->pos > g->lim) && push_room(r))
 		return -ENOSPC;
+	/* Before any task pointer is taken: growth moves them all. */
+	tasks_room(r);
+	if (unlikely(ev->type == FREC_EV_PROCESS_FORK) && nm && nm->b)
+		fork_renew(r, ev->fork.child_pid, nm->b_tgid);
 	if (unlikely(ev->type == FREC_EV_CGROUP)) {	/* push_event's: a move or nothing */
 		struct task *t;
 
@@ -787,12 +924,14 @@ int frec_recorder__set_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, co
 	struct task *t;
 	bool inserted;
 
+	tasks_room(r);
 	t = tasks_get(&r->tasks, tid, &inserted);
 	if (!t)
 		return tid == TASK_EMPTY ? -EINVAL : -ENOSPC;
 	if (t->tgid != tgid)
 		task_renew(t, tgid);
 	t->idx &= ~TASK_EXITED;
+	t->seen = r->tasks.now;
 	comm_copy(t->comm, comm ? comm : "");
 	return 0;
 }
@@ -809,6 +948,7 @@ int frec_recorder__seed_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, c
 	struct task *t;
 	bool inserted;
 
+	tasks_room(r);
 	t = tasks_get(&r->tasks, tid, &inserted);
 	if (!t)
 		return tid == TASK_EMPTY ? -EINVAL : -ENOSPC;
@@ -816,6 +956,7 @@ int frec_recorder__seed_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, c
 		t->tgid = tgid;
 	else if (t->comm[0] || t->tgid != tgid)
 		return 0;	/* an event's name, or another task now */
+	t->seen = r->tasks.now;
 	comm_copy(t->comm, comm ? comm : "");
 	if (t->stamp && t->stamp == r->g.stamp) {
 		gt = &r->g.threads[t->idx & TASK_IDX_MASK];
@@ -1062,4 +1203,6 @@ void frec_recorder__stats(const struct frec_recorder *r, struct frec_recorder_st
 	st->mem_bytes = (__u64)st->chunks_in_use * r->pool.chunk_bytes;
 	st->window_mem_max = (__u64)r->window_chunks * r->pool.chunk_bytes;
 	st->tables_bytes = r->tables_bytes + r->procs.cmdline_bytes;
+	st->threads = r->tasks.count;
+	st->processes = r->procs.count;
 }

@@ -234,6 +234,7 @@ struct frec_recorder {
 	struct sealed_gen *oldest, *newest;	/* the window */
 	struct frec_pin *pins;		/* snapshots in progress */
 
+	uint32_t task_cursor, proc_cursor;	/* where eviction looks next */
 	struct exit_ent *exits;		/* tasks to forget once their generation is gone */
 	uint32_t exit_head, exit_count, exit_cap;
 

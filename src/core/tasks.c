@@ -27,9 +27,39 @@ static inline bool home_between(uint32_t i, uint32_t j, uint32_t k)
 	return i <= j ? (i < k && k <= j) : (i < k || k <= j);
 }
 
-int tasks_init(struct task_table *t, uint32_t max)
+uint64_t tables_slots_max(uint32_t max)
+{
+	return 1ull << slot_bits(max);
+}
+
+static uint32_t init_bits(uint32_t max)
 {
 	uint32_t bits = slot_bits(max);
+
+	return bits < TABLE_INIT_BITS ? bits : TABLE_INIT_BITS;
+}
+
+/* May one more entry go into a table of count entries in mask + 1 slots?
+ * Not past the bound, nor past half the slots (what growth keeps). */
+static inline bool table_room(uint32_t count, uint32_t mask, uint32_t max)
+{
+	return count < max && ((uint64_t)count + 1) * 2 <= (uint64_t)mask + 1;
+}
+
+/* Bits a table needs for count + n entries, within its bound. */
+static uint32_t want_bits(uint32_t count, uint32_t n, uint32_t mask, uint32_t max_bits)
+{
+	uint64_t need = ((uint64_t)count + n) * 2;
+	uint32_t bits = 32 - __builtin_clz(mask + 1) - 1;
+
+	while (bits < max_bits && (1ull << bits) < need)
+		bits++;
+	return bits;
+}
+
+int tasks_init(struct task_table *t, uint32_t max)
+{
+	uint32_t bits = init_bits(max);
 
 	t->slots = calloc(1u << bits, sizeof(*t->slots));
 	if (!t->slots)
@@ -38,6 +68,35 @@ int tasks_init(struct task_table *t, uint32_t max)
 	t->mask = (1u << bits) - 1;
 	t->count = 0;
 	t->max = max;
+	t->max_bits = slot_bits(max);
+	t->now = 0;
+	return 0;
+}
+
+int tasks_reserve(struct task_table *t, uint32_t n)
+{
+	uint32_t bits = want_bits(t->count, n, t->mask, t->max_bits);
+	uint32_t shift = 32 - bits, mask = (1u << bits) - 1;
+	struct task *slots;
+
+	if (mask == t->mask)
+		return 0;
+	slots = calloc(1u << bits, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		uint32_t j;
+
+		if (!t->slots[i].key)
+			continue;
+		for (j = hash32(~t->slots[i].key, shift); slots[j].key; j = (j + 1) & mask)
+			;
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->shift = shift;
+	t->mask = mask;
 	return 0;
 }
 
@@ -77,7 +136,7 @@ struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted)
 		if (s->key == ~tid)
 			return s;
 		if (!s->key) {
-			if (t->count >= t->max)
+			if (!table_room(t->count, t->mask, t->max))
 				return NULL;
 			t->count++;
 			s->key = ~tid;
@@ -85,6 +144,7 @@ struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted)
 			s->stamp = 0;
 			s->idx = 0;
 			s->cgroup = 0;
+			s->seen = t->now;
 			memset(s->comm, 0, sizeof(s->comm));
 			*inserted = true;
 			return s;
@@ -117,12 +177,33 @@ void tasks_remove(struct task_table *t, uint32_t tid)
 	}
 }
 
+uint32_t tasks_evict_stale(struct task_table *t, uint32_t *cursor, uint32_t n, uint32_t before)
+{
+	uint32_t i = *cursor & t->mask, removed = 0;
+
+	while (n && t->count) {
+		struct task *s = &t->slots[i];
+
+		if (s->key && stamp_before(s->seen, before)) {
+			/* Backward shift may move another entry into i:
+			 * look at it again. */
+			tasks_remove(t, ~s->key);
+			removed++;
+			continue;
+		}
+		i = (i + 1) & t->mask;
+		n--;
+	}
+	*cursor = i;
+	return removed;
+}
+
 /* Never a real tgid: refused, as the task table refuses TASK_EMPTY. */
 #define PROC_BAD_TGID UINT32_MAX
 
 int procs_init(struct proc_table *t, uint32_t max)
 {
-	uint32_t bits = slot_bits(max);
+	uint32_t bits = init_bits(max);
 
 	t->slots = calloc(1u << bits, sizeof(*t->slots));
 	if (!t->slots)
@@ -131,7 +212,38 @@ int procs_init(struct proc_table *t, uint32_t max)
 	t->mask = (1u << bits) - 1;
 	t->count = 0;
 	t->max = max;
+	t->max_bits = slot_bits(max);
+	t->now = 0;
 	t->cmdline_bytes = 0;
+	return 0;
+}
+
+/* Room for one more process: proc pointers are not held across
+ * procs_set(), so it may grow the table itself. */
+static int procs_grow(struct proc_table *t)
+{
+	uint32_t bits = want_bits(t->count, 1, t->mask, t->max_bits);
+	uint32_t shift = 32 - bits, mask = (1u << bits) - 1;
+	struct proc *slots;
+
+	if (mask == t->mask)
+		return 0;
+	slots = calloc(1u << bits, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		uint32_t j;
+
+		if (!t->slots[i].cmdline)
+			continue;
+		for (j = hash32(t->slots[i].tgid, shift); slots[j].cmdline; j = (j + 1) & mask)
+			;
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->shift = shift;
+	t->mask = mask;
 	return 0;
 }
 
@@ -173,6 +285,10 @@ int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline)
 		return -ENOSPC;
 	if (t->cmdline_bytes - old + n + 1 > CMDLINE_BUDGET)
 		return -ENOSPC;
+	if (!s && procs_grow(t))
+		return -ENOMEM;
+	if (!s && !table_room(t->count, t->mask, t->max))
+		return -ENOSPC;
 	copy = malloc(n + 1);
 	if (!copy)
 		return -ENOMEM;
@@ -188,6 +304,7 @@ int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline)
 		s->stamp = 0;
 		t->count++;
 	}
+	s->seen = t->now;
 	free(s->cmdline);
 	s->cmdline = copy;
 	t->cmdline_bytes = t->cmdline_bytes - old + n + 1;
@@ -219,4 +336,26 @@ void procs_remove(struct proc_table *t, uint32_t tgid)
 		t->slots[i] = t->slots[j];
 		i = j;
 	}
+}
+
+uint32_t procs_evict_stale(struct proc_table *t, uint32_t *cursor, uint32_t n, uint32_t before)
+{
+	uint32_t i = *cursor & t->mask, removed = 0;
+
+	while (n && t->count) {
+		struct proc *s = &t->slots[i];
+		uint32_t last = s->seen;
+
+		if (s->stamp && !stamp_before(s->stamp, last))
+			last = s->stamp;
+		if (s->cmdline && stamp_before(last, before)) {
+			procs_remove(t, s->tgid);	/* may shift an entry into i */
+			removed++;
+			continue;
+		}
+		i = (i + 1) & t->mask;
+		n--;
+	}
+	*cursor = i;
+	return removed;
 }

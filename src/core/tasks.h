@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The recorder's global task table (tid -> tgid, comm) and process table
- * (tgid -> cmdline): fixed capacity, open addressing with linear probing,
- * allocated once. A task also remembers its index in the open generation's
+ * (tgid -> cmdline): open addressing with linear probing, grown by doubling
+ * up to a bound (max entries, at most half the slots in use), so that a
+ * machine with pid_max in the millions costs memory only for the threads
+ * it runs. A task also remembers its index in the open generation's
  * thread table (valid while stamp equals the generation's stamp), so that
  * interning a thread costs one lookup and no second table.
+ *
+ * Growth moves every entry: a struct task pointer is valid only until the
+ * next tasks_reserve(), which the recorder calls before each event, never
+ * while it holds one. All on the recorder's thread.
  */
 #ifndef FREC_CORE_TASKS_H
 #define FREC_CORE_TASKS_H
@@ -26,6 +32,8 @@ struct task {
 	uint32_t idx;		/* thread index in that generation | TASK_EXITED */
 	char comm[FREC_COMM_LEN];	/* NUL-terminated, zero-padded */
 	uint64_t cgroup;	/* its cgroup id as records last showed it, 0 unknown */
+	uint32_t seen;		/* stamp of the last generation that mentioned or
+				 * named it: eviction's clock */
 };
 
 struct task_table {
@@ -33,12 +41,15 @@ struct task_table {
 	uint32_t shift;		/* 32 - log2(slots) */
 	uint32_t mask;
 	uint32_t count;
-	uint32_t max;		/* capacity the user asked for */
+	uint32_t max;		/* capacity the user asked for: the bound */
+	uint32_t max_bits;	/* log2 of the slots the bound needs */
+	uint32_t now;		/* the open generation's stamp: seen of a new entry */
 };
 
 struct proc {
 	uint32_t tgid;
 	uint32_t stamp;		/* generation stamp that already listed it */
+	uint32_t seen;		/* stamp of the generation open when it was set */
 	char *cmdline;		/* malloc'd; NULL marks a free slot */
 };
 
@@ -48,24 +59,37 @@ struct proc_table {
 	uint32_t mask;
 	uint32_t count;
 	uint32_t max;
+	uint32_t max_bits;
+	uint32_t now;
 	size_t cmdline_bytes;	/* held by all cmdlines together */
 };
 
-/* Both tables start as zeroed memory, which is a table of free slots: the
- * kernel maps their pages only as entries land in them, so a table sized
- * for 65536 threads costs little on a machine running a few hundred. */
+/* Slots a table starts with; it doubles while the bound allows. */
+#define TABLE_INIT_BITS		10
 
 /* Cmdlines are capped so that the table's memory stays bounded. */
 #define CMDLINE_MAX		4096
 #define CMDLINE_BUDGET		(8u << 20)
 
+/* Slots (and so bytes) a table of max entries may grow to. */
+uint64_t tables_slots_max(uint32_t max);
+
 int tasks_init(struct task_table *t, uint32_t max);
 void tasks_fini(struct task_table *t);
+/* Room for n more entries without growing later: grows now if needed and
+ * the bound allows. 0, or -ENOMEM (the table stays as it was, and
+ * tasks_get() refuses what does not fit). Invalidates task pointers. */
+int tasks_reserve(struct task_table *t, uint32_t n);
 /* NULL when absent. */
 struct task *tasks_find(struct task_table *t, uint32_t tid);
-/* The task, inserted (zeroed comm and cgroup, stamp 0) if absent; NULL when full. */
+/* The task, inserted (zeroed comm and cgroup, stamp 0, seen now) if absent;
+ * NULL when at the bound or out of reserved room. Never grows. */
 struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted);
 void tasks_remove(struct task_table *t, uint32_t tid);
+/* Move *cursor on by up to n slots (wrapping), removing each task whose
+ * seen is before `before` (stamp_before): a slot an entry shifted back
+ * into is looked at again. Returns how many were removed. */
+uint32_t tasks_evict_stale(struct task_table *t, uint32_t *cursor, uint32_t n, uint32_t before);
 
 int procs_init(struct proc_table *t, uint32_t max);
 void procs_fini(struct proc_table *t);
@@ -73,6 +97,15 @@ struct proc *procs_find(struct proc_table *t, uint32_t tgid);
 /* 0, -ENOSPC (table full or cmdline budget spent), -ENOMEM. */
 int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline);
 void procs_remove(struct proc_table *t, uint32_t tgid);
+/* As tasks_evict_stale(), for processes neither listed by a generation
+ * (stamp) nor set (seen) since `before`. */
+uint32_t procs_evict_stale(struct proc_table *t, uint32_t *cursor, uint32_t n, uint32_t before);
+
+/* Stamp order, which wraps: is a before b? */
+static inline bool stamp_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
 
 /* Another process has this tid now (pid reuse): the open generation names
  * it anew, and its cgroup is not known. */

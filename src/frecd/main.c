@@ -281,6 +281,8 @@ int main(int argc, char **argv)
 	ropts.min_age_ns = opts.window_ns;
 	ropts.max_bytes = opts.max_bytes;
 	ropts.period_ns = opts.period_ns;
+	ropts.max_threads = opts.max_threads;
+	ropts.max_processes = opts.max_processes;
 	ret = libbpf_num_possible_cpus();
 	ropts.ncpus = ret > 0 ? ret : 1;
 	rec = frec_recorder__new(&ropts);

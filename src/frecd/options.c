@@ -56,6 +56,8 @@ enum {
 	OPT_STACK_DEPTH,
 	OPT_CGROUP,
 	OPT_CGROUP_HIERARCHY,
+	OPT_MAX_THREADS,
+	OPT_MAX_PROCESSES,
 };
 
 static const struct option long_options[] = {
@@ -64,6 +66,8 @@ static const struct option long_options[] = {
 	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
 	{ "period",	required_argument, NULL, OPT_PERIOD },
 	{ "ring-size",	required_argument, NULL, OPT_RING_SIZE },
+	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+	{ "max-processes", required_argument, NULL, OPT_MAX_PROCESSES },
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	{ "cgroup-hierarchy", required_argument, NULL, OPT_CGROUP_HIERARCHY },
@@ -446,6 +450,17 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 					   arg, MIN_PERIOD_MS, MAX_PERIOD_MS);
 		o->period_ns = v * 1000000ull;
 		return 0;
+	case OPT_MAX_THREADS:
+	case OPT_MAX_PROCESSES: {
+		const char *name = c == OPT_MAX_THREADS ? "--max-threads" : "--max-processes";
+
+		/* The recorder's limit (1 << 22, PID_MAX_LIMIT): no more tids exist. */
+		if (parse_uint(arg, MAX_PID, &v) || v < 64)
+			return usage_error(err, errlen, "%s '%s': use a number from 64 to %d, e.g. %s 200000",
+					   name, arg, MAX_PID, name);
+		*(c == OPT_MAX_THREADS ? &o->max_threads : &o->max_processes) = (__u32)v;
+		return 0;
+	}
 	case 'p':
 		return add_pid(o, arg, err, errlen);
 	case OPT_CGROUP:
@@ -767,6 +782,11 @@ void frecd_options__usage(FILE *out)
 "      --period MS      seal a generation this often (default 1000)\n"
 "      --ring-size SIZE BPF ring buffers, all CPUs together (an equal share\n"
 "                       each), a power of two (default 16M)\n"
+"      --max-threads N  threads (tids) frecd names at once: its table grows to\n"
+"                       this as threads come (default: kernel.threads-max,\n"
+"                       at most kernel.pid_max, from 65536 to 1048576)\n"
+"      --max-processes N  processes whose command line it keeps (default:\n"
+"                       --max-threads)\n"
 "  -p, --pid PID        record only events that concern this process and its\n"
 "                       threads, also those it starts later; not the processes\n"
 "                       it forks (their fork is recorded), nor a process that\n"
@@ -852,7 +872,8 @@ void frecd_options__usage(FILE *out)
 "\n"
 "CONFIGURATION FILE\n"
 "  One `key = value` a line; the keys are the long options without dashes:\n"
-"  output, window, max-size, period, ring-size, pid, probe, probe-args,\n"
+"  output, window, max-size, period, ring-size, max-threads, max-processes,\n"
+"  pid, probe, probe-args,\n"
 "  trigger, on-snapshot, on-snapshot-timeout, stacks, stack-depth, wakeup\n"
 "  (yes/no), attach, btf, keep, keep-size, socket, verbose (yes/no); an\n"
 "  underscore may stand for a dash (stack_depth).\n"

@@ -45,6 +45,8 @@ struct frecd_options {
 	__u64 max_bytes;		/* --max-size */
 	__u64 period_ns;		/* --period */
 	__u64 ring_bytes;		/* --ring-size */
+	__u32 max_threads;		/* --max-threads, 0: the recorder's default */
+	__u32 max_processes;		/* --max-processes, 0: the recorder's default */
 	__u32 pids[FRECD_MAX_PIDS];	/* -p, in the order given, no duplicates */
 	size_t npids;
 	const char *cgroups[FRECD_MAX_CGROUPS];	/* --cgroup PATH, resolved later */

@@ -315,7 +315,9 @@ static void test_roundtrip_records(void **state)
 		save(&want[n++], &dec);
 	}
 	assert_int_equal(synth_write(rec, dir, "r.frec", s.ts), 0);
-	assert_true(nmoves > 100);
+	/* 63 with this seed: a switch's next whose cgroup changed (a fork's
+	 * child is a new task, never a move) */
+	assert_true(nmoves > 50);
 	read_compare(dir, "r.frec", want, n);
 	frec_recorder__free(rec);
 	synth_rmdir(dir);
