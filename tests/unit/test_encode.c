@@ -289,24 +289,16 @@ static void test_roundtrip_records(void **state)
 		moves = moves_of(rec);
 		assert_int_equal(frec_recorder__push(rec, buf, len), 0);
 		/* A move goes right before the record that revealed it: next
-		 * of a switch, the child of a fork, at the record's ts and cpu. */
+		 * of a switch, at the record's ts and cpu. */
 		if (moves_of(rec) == moves + 1) {
 			struct frec_event mv = { .type = FREC_EV_CGROUP, .ts = dec.ts, .cpu = dec.cpu };
+			const struct frec_rec_switch *r = (const void *)buf;
 
-			if (dec.type == FREC_EV_SCHED_SWITCH) {
-				const struct frec_rec_switch *r = (const void *)buf;
-
-				mv.tid = r->next_pid;
-				mv.tgid = r->next_tgid;
-				mv.cgroup.id = r->next_cgroup;
-			} else {
-				const struct frec_rec_fork *r = (const void *)buf;
-
-				assert_int_equal(dec.type, FREC_EV_PROCESS_FORK);
-				mv.tid = r->child_pid;
-				mv.tgid = r->child_tgid;
-				mv.cgroup.id = r->child_cgroup;
-			}
+			/* a fork's child is a new task: never a move */
+			assert_int_equal(dec.type, FREC_EV_SCHED_SWITCH);
+			mv.tid = r->next_pid;
+			mv.tgid = r->next_tgid;
+			mv.cgroup.id = r->next_cgroup;
 			save(&want[n++], &mv);
 			nmoves++;
 		} else {
