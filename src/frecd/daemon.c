@@ -62,7 +62,6 @@ struct frecd_daemon {
 	int ring_epfd;			/* the rings' own epoll, in epfd as one fd */
 	struct frecd_bpf_rings *ring_set;	/* NULL without BPF */
 	__u64 online_checked;		/* CLOCK_MONOTONIC of the last read */
-	bool window_was_cut;
 	__u64 window_warned;		/* CLOCK_MONOTONIC of the last warning, 0: none */
 	bool stopping;
 	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
@@ -434,9 +433,10 @@ static struct frecd_triggers_hooks trigger_hooks(struct frecd_daemon *d)
 }
 
 /*
- * Said when --max-size starts cutting the window below --window (again
- * at most every WINDOW_WARN_NS while it stays cut): the span the memory
- * holds and what would hold the window. frec status shows it all along.
+ * Said when --max-size cuts the window below --window, at most every
+ * WINDOW_WARN_NS (a window at the edge may be cut and not by turns, every
+ * period): the span the memory holds and what would hold the window. frec
+ * status shows it all along.
  */
 static void check_window(struct frecd_daemon *d, __u64 mono)
 {
@@ -445,13 +445,9 @@ static void check_window(struct frecd_daemon *d, __u64 mono)
 
 	memset(&st, 0, sizeof(st));
 	frec_recorder__stats(d->rec, &st.rec);
-	if (!st.rec.window_cut) {
-		d->window_was_cut = false;
+	if (!st.rec.window_cut ||
+	    (d->window_warned && mono - d->window_warned < WINDOW_WARN_NS))
 		return;
-	}
-	if (d->window_was_cut && d->window_warned && mono - d->window_warned < WINDOW_WARN_NS)
-		return;
-	d->window_was_cut = true;
 	d->window_warned = mono;
 	st.min_age_ns = d->opts->config.min_age_ns;
 	st.max_bytes = d->opts->config.max_bytes;
