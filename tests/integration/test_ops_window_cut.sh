@@ -13,7 +13,7 @@ cpus() {
 online=$(cpus /sys/devices/system/cpu/online)
 possible=$(cpus /sys/devices/system/cpu/possible)
 
-WARN='frecd warn: the window holds [0-9]+\.[0-9]{3} s, not the 600 s of --window: --max-size 64K cuts it; about --max-size [0-9]+M would hold it$'
+WARN='frecd warn: the window holds [0-9]+\.[0-9]{3} s, not the 600 s of --window: --max-size 64K cuts it; about --max-size [0-9.]+[MGT] would hold it$'
 
 # --- cut: 64K cannot hold 600 s of a busy machine --------------------------
 mkdir cut
