@@ -61,6 +61,11 @@ struct frec_recorder_stats {
 	__u64 generations_sealed;
 	__u64 generations_evicted;
 	__u64 early_evictions;		/* evicted before their time because the pool ran dry */
+	/* The window is shorter than min_age because max_bytes cut it: the
+	 * last eviction that stopped at a generation stopped at a young one
+	 * for want of memory, or the pool ran dry. Cleared when eviction by
+	 * age resumes. */
+	__u32 window_cut;
 	__u64 pool_misses;		/* times a chunk was wanted and none was free */
 	__u64 events_discarded;		/* could not be stored at all (pool dry, nothing to evict) */
 	__u32 chunks_total;

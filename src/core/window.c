@@ -125,8 +125,11 @@ void window_evict(struct frec_recorder *r, uint64_t now)
 	for (sg = keep->older; sg; sg = sg->older) {
 		bool young = now < sg->end_ts || now - sg->end_ts < r->min_age_ns;
 
-		if (!young || held + sg->nchunks > r->window_chunks)
+		if (!young || held + sg->nchunks > r->window_chunks) {
+			/* young: the bytes cut the window below min_age */
+			r->st.window_cut = young ? 1 : 0;
 			break;
+		}
 		held += sg->nchunks;
 		keep = sg;
 	}
@@ -152,6 +155,7 @@ uint32_t rec_chunk_get(struct frec_recorder *r)
 		return pool_get(&r->pool);
 	r->st.pool_misses++;
 	while (r->oldest && !r->oldest->refs) {
+		r->st.window_cut = 1;
 		evict_oldest(r, true);
 		c = pool_get(&r->pool);
 		if (c != CHUNK_NONE)

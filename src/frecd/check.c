@@ -401,6 +401,7 @@ static bool check_programs(struct check *c, const struct frecd_options *o, bool 
 	struct frecd_bpf_opts bopts = {
 		.sz = sizeof(bopts),
 		.ring_bytes = o->ring_bytes,
+		.ring_min_bytes = o->ring_min_bytes,
 		.self_tgid = hv->host_tgid,
 		.wakeup = o->wakeup,
 		.attach = o->attach,

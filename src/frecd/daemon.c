@@ -13,6 +13,7 @@
 #include <sys/timerfd.h>
 #include <bpf/libbpf.h>
 #include <frec/recorder.h>
+#include "frecd/bpf_rings.h"
 #include "frecd/cgroup_state.h"
 #include "frecd/clock.h"
 #include "frecd/daemon.h"
@@ -36,6 +37,10 @@
 #include "frecd/triggers.h"
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
+/* How often the online CPUs are read again, and how often the warning that
+ * --max-size cuts the window may repeat. */
+#define ONLINE_CHECK_NS		1000000000ull
+#define WINDOW_WARN_NS		600000000000ull
 /* The on-snapshot program's pipes: clear of the service's tags (service.h). */
 #define TAG_ON_SNAPSHOT	0x300
 
@@ -54,6 +59,10 @@ struct frecd_daemon {
 	size_t noncpu;
 	struct frecd_trigger_stats trig_stats[FREC_MAX_TRIGGERS]; /* for status */
 	int epfd, tfd, sfd;
+	int ring_epfd;			/* the rings' own epoll, in epfd as one fd */
+	struct frecd_bpf_rings *ring_set;	/* NULL without BPF */
+	__u64 online_checked;		/* CLOCK_MONOTONIC of the last read */
+	__u64 window_warned;		/* CLOCK_MONOTONIC of the last warning, 0: none */
 	bool stopping;
 	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
 	__u64 malformed;		/* records the recorder refused */
@@ -423,6 +432,64 @@ static struct frecd_triggers_hooks trigger_hooks(struct frecd_daemon *d)
 	};
 }
 
+/*
+ * Said when --max-size cuts the window below --window, at most every
+ * WINDOW_WARN_NS (a window at the edge may be cut and not by turns, every
+ * period): the span the memory holds and what would hold the window. frec
+ * status shows it all along.
+ */
+static void check_window(struct frecd_daemon *d, __u64 mono)
+{
+	struct frecd_status st;
+	char have[32], need[32];
+
+	memset(&st, 0, sizeof(st));
+	frec_recorder__stats(d->rec, &st.rec);
+	if (!st.rec.window_cut ||
+	    (d->window_warned && mono - d->window_warned < WINDOW_WARN_NS))
+		return;
+	d->window_warned = mono;
+	st.min_age_ns = d->opts->config.min_age_ns;
+	st.max_bytes = d->opts->config.max_bytes;
+	log_warn("the window holds %.3f s, not the %.3g s of --window: --max-size %s cuts it; about --max-size %s would hold it",
+		 st.rec.window_start_ts && st.rec.window_end_ts > st.rec.window_start_ts ?
+		 (st.rec.window_end_ts - st.rec.window_start_ts) / 1e9 : 0.0,
+		 st.min_age_ns / 1e9, frecd_format_size(st.max_bytes, have, sizeof(have)),
+		 frecd_format_size(frecd_status__window_needed(&st), need, sizeof(need)));
+}
+
+/* On the tick: what changes slowly. */
+static void tick_checks(struct frecd_daemon *d)
+{
+	__u64 mono = frecd_clock__mono_ns();
+
+	if (d->ring_set && mono - d->online_checked >= ONLINE_CHECK_NS) {
+		d->online_checked = mono;
+		frecd_bpf_rings__check_online(d->ring_set);
+	}
+	check_window(d, mono);
+}
+
+/*
+ * The rings report readiness to an epoll of their own, which is one fd in
+ * the loop's: however many rings woke, the loop sees one event and drains
+ * once, every ring up to one cut. With the rings in the loop's epoll, each
+ * ring's wakeup was an event, and each event a drain over all the rings
+ * and the drop counters, both as long as the CPUs are many: O(CPUs^2) work
+ * for one round of wakeups. Here the ready list is emptied (edge-triggered:
+ * reporting an entry takes it off) before the drain, so that a ring that
+ * fills again while it runs wakes the loop once more, not never.
+ */
+static void take_ring_events(struct frecd_daemon *d)
+{
+	struct epoll_event evs[64];
+	int n;
+
+	do
+		n = epoll_wait(d->ring_epfd, evs, 64, 0);
+	while (n == 64);
+}
+
 /* Whether set has an oncpu trigger, for each drain to read "oncpu", and
  * the buffer frecd_bpf__read_oncpu() fills (kept once made). 0, -ENOMEM. */
 static int arm_oncpu(struct frecd_daemon *d, const struct frecd_trigger_set *set)
@@ -505,10 +572,20 @@ static int setup(struct frecd_daemon *d)
 		return -errno;
 	/* The ring maps themselves, edge-triggered: level-triggered would
 	 * report one ready as long as any data waits, which with timer
-	 * draining is almost always, and turn the loop into a busy poll. */
-	for (i = 0; i < d->opts->nrings; i++)
-		if ((ret = add_fd(d, d->opts->ring_fds[i], EPOLLIN | EPOLLET, TAG_RING)))
-			return ret;
+	 * draining is almost always, and turn the loop into a busy poll.
+	 * In an epoll of their own: see take_ring_events(). */
+	d->ring_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->ring_epfd < 0)
+		return -errno;
+	for (i = 0; i < d->opts->nrings; i++) {
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = TAG_RING };
+
+		if (epoll_ctl(d->ring_epfd, EPOLL_CTL_ADD, d->opts->ring_fds[i], &ev))
+			return -errno;
+	}
+	if ((ret = add_fd(d, d->ring_epfd, EPOLLIN, TAG_RING)))
+		return ret;
+	d->ring_set = d->opts->bpf ? frecd_bpf__ring_set(d->opts->bpf) : NULL;
 	d->on_snapshot = frecd_on_snapshot__new(d->opts->running, d->epfd, TAG_ON_SNAPSHOT);
 	if (!d->on_snapshot)
 		return -ENOMEM;
@@ -537,6 +614,8 @@ static void teardown(struct frecd_daemon *d)
 		close(d->tfd);
 	if (d->sfd >= 0)
 		close(d->sfd);
+	if (d->ring_epfd >= 0)
+		close(d->ring_epfd);
 }
 
 static void log_summary(struct frecd_daemon *d)
@@ -559,9 +638,10 @@ static void log_summary(struct frecd_daemon *d)
 int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 {
 	struct frecd_daemon d = { .opts = opts, .rec = opts->rec, .epfd = -1, .tfd = -1, .sfd = -1,
-				  .stall.length_ns = opts->debug_stall_ns };
+				  .ring_epfd = -1, .stall.length_ns = opts->debug_stall_ns };
 	struct epoll_event evs[8];
-	__u64 expirations, deadline, now;
+	__u64 expirations, deadline, now, cut;
+	bool rings_ready, tick;
 	int i, n, ret, timeout;
 
 	ret = setup(&d);
@@ -588,19 +668,20 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 			log_error("epoll_wait: %s", strerror(-ret));
 			break;
 		}
+		/* One drain for the batch, whether the timer, the rings or
+		 * both woke the loop: see take_ring_events(). */
+		rings_ready = tick = false;
 		for (i = 0; i < n; i++) {
 			switch (evs[i].data.u64) {
 			case TAG_TIMER:
 				if (read(d.tfd, &expirations, sizeof(expirations)) < 0) {
 					/* EAGAIN: raced with another read; drain anyway */
 				}
-				frec_recorder__tick(d.rec, drain(&d));
-				frecd_procinfo__tick(d.procinfo);
-				frecd_service__tick(opts->svc);
-				frecd_on_snapshot__tick(d.on_snapshot, frecd_clock__mono_ns());
+				tick = true;
 				break;
 			case TAG_RING:
-				drain(&d);
+				take_ring_events(&d);
+				rings_ready = true;
 				break;
 			case TAG_SIGNAL:
 				on_signals(&d);
@@ -619,6 +700,16 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 					frecd_service__event(opts->svc, evs[i].data.u64,
 							     evs[i].events);
 				break;
+			}
+		}
+		if (tick || rings_ready) {
+			cut = drain(&d);
+			if (tick) {
+				frec_recorder__tick(d.rec, cut);
+				frecd_procinfo__tick(d.procinfo);
+				frecd_service__tick(opts->svc);
+				frecd_on_snapshot__tick(d.on_snapshot, frecd_clock__mono_ns());
+				tick_checks(&d);
 			}
 		}
 		if (d.trig && !d.stopping)
@@ -645,6 +736,7 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->npids = d->opts->config.npids;
 	st->min_age_ns = d->opts->config.min_age_ns;
 	st->max_bytes = d->opts->config.max_bytes;
+	frecd_bpf_rings__info(d->ring_set, &st->rings);
 	st->lost = frecd_drops__total(d->drops);
 	st->lost_by_cpu = frecd_drops__by_cpu(d->drops, &st->ncpus);
 	st->filtered = frecd_drops__filtered(d->drops);

@@ -3,8 +3,9 @@
  * frecd's event loop: it waits, drains and dispatches. One epoll over
  *  - a timerfd: drain the ring buffers (the BPF side submits without
  *    wakeups), read the drop counters, let the recorder seal and evict;
- *  - each CPU's ring buffer map fd, edge-triggered: the BPF side forces a
- *    wakeup when a ring fills past a threshold;
+ *  - an epoll of the CPUs' ring buffer map fds, edge-triggered: the BPF
+ *    side forces a wakeup when a ring fills past a threshold; however many
+ *    rings woke, one drain for the loop's batch of events;
  *  - a signalfd: SIGUSR1 snapshot, SIGTERM/SIGINT stop, SIGHUP reload,
  *    SIGUSR2 a stall of the drain (--debug-stall-ms, for tests: stall.h);
  *  - the snapshot writer's eventfd (snapshots.h: requests, the writer

@@ -166,7 +166,8 @@ static int load_skel(const struct frecd_bpf *b, struct frec_bpf **skelp,
 				 strerror(-ret));
 			return ret;
 		}
-	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings, nrings)) ||
+	} else if ((ret = bpf_map__set_max_entries(skel->maps.rings,
+							  frecd_bpf_rings__slots(b->rings))) ||
 		   /* A ring of ours as the template of the array's values:
 		    * libbpf 1.1 crashes sizing the inner map it would make
 		    * (bpf_map__set_max_entries() on bpf_map__inner_map()),
@@ -307,7 +308,7 @@ struct frecd_bpf *frecd_bpf__start(const struct frecd_bpf_opts *opts, char *err,
 	log_debug("sched_switch %s prev_state as an argument", has_state ? "passes" : "does not pass");
 	log_debug("kernel version %u.%u.%u", frecd_kversion__get() >> 16,
 		  frecd_kversion__get() >> 8 & 0xff, frecd_kversion__get() & 0xff);
-	b->rings = frecd_bpf_rings__new(opts->ring_bytes, err, errlen);
+	b->rings = frecd_bpf_rings__new(opts->ring_bytes, opts->ring_min_bytes, err, errlen);
 	if (!b->rings) {
 		ret = -errno;
 		goto done;
@@ -380,6 +381,11 @@ int frecd_bpf__rings_fd(const struct frecd_bpf *b)
 const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes)
 {
 	return frecd_bpf_rings__fds(b->rings, n, bytes);
+}
+
+struct frecd_bpf_rings *frecd_bpf__ring_set(const struct frecd_bpf *b)
+{
+	return b->rings;
 }
 
 int frecd_bpf__counters_fd(const struct frecd_bpf *b)

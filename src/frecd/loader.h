@@ -27,6 +27,7 @@
 struct frecd_bpf_opts {
 	size_t sz;
 	__u64 ring_bytes;		/* --ring-size: all CPUs' rings together */
+	__u64 ring_min_bytes;		/* --ring-min: each ring at least */
 	__u32 self_tgid;		/* never recorded */
 	const __u32 *pids;		/* -p filter (tgids), npids 0: everything */
 	size_t npids;
@@ -53,6 +54,7 @@ struct frecd_bpf_opts {
 };
 
 struct frecd_bpf;
+struct frecd_bpf_rings;
 
 /*
  * Can frecd load BPF here at all? 0, or -EPERM (privileges) / -ENOENT (no
@@ -129,6 +131,8 @@ void frecd_bpf__last_swap(const struct frecd_bpf *b, __u64 *first_ts, __u64 *las
  * frecd_bpf__rings(): the rings themselves, *n of them, *bytes each. */
 int frecd_bpf__rings_fd(const struct frecd_bpf *b);
 const int *frecd_bpf__rings(const struct frecd_bpf *b, size_t *n, __u64 *bytes);
+/* The rings themselves, for their shape and the CPUs that came online later. */
+struct frecd_bpf_rings *frecd_bpf__ring_set(const struct frecd_bpf *b);
 int frecd_bpf__counters_fd(const struct frecd_bpf *b);
 /* The filters' maps, for the probes' object (reuse_fd), and the cgroup
  * hierarchy the programs read (the probes' object takes the same). */

@@ -245,6 +245,7 @@ int main(int argc, char **argv)
 	}
 
 	bopts.ring_bytes = opts.ring_bytes;
+	bopts.ring_min_bytes = opts.ring_min_bytes;
 	bopts.self_tgid = hv.host_tgid;
 	bopts.pids = tgids;
 	bopts.npids = ntgids;
@@ -435,7 +436,7 @@ int main(int argc, char **argv)
 		 frec_probes__count(probes), opts.window_ns / 1e9,
 		 frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)),
 		 (unsigned long long)(opts.period_ns / 1000000),
-		 frecd_format_size(opts.ring_bytes, sz2, sizeof(sz2)), dopts.nrings,
+		 frecd_format_size(ring_each * dopts.nrings, sz2, sizeof(sz2)), dopts.nrings,
 		 frecd_format_size(ring_each, sz3, sizeof(sz3)),
 		 frecd_cgroup_state__filter_words(ntgids), opts.output_dir);
 

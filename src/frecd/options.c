@@ -17,6 +17,8 @@
 #define MAX_MAX_BYTES		(64ull << 30)
 #define MIN_RING_BYTES		(64ull << 10)
 #define MAX_RING_BYTES		(1ull << 30)
+#define MIN_RING_MIN_BYTES	(4ull << 10)
+#define MAX_RING_MIN_BYTES	(256ull << 20)
 #define MAX_WINDOW_NS		(86400ull * 1000000000)
 #define MIN_PERIOD_MS		10
 #define MAX_PERIOD_MS		600000
@@ -33,6 +35,7 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_PERIOD,
 	OPT_RING_SIZE,
+	OPT_RING_MIN,
 	OPT_PROBE,
 	OPT_PROBE_ARGS,
 	OPT_WAKEUP,
@@ -68,6 +71,7 @@ static const struct option long_options[] = {
 	{ "ring-size",	required_argument, NULL, OPT_RING_SIZE },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "max-processes", required_argument, NULL, OPT_MAX_PROCESSES },
+	{ "ring-min",	required_argument, NULL, OPT_RING_MIN },
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	{ "cgroup-hierarchy", required_argument, NULL, OPT_CGROUP_HIERARCHY },
@@ -105,6 +109,7 @@ void frecd_options__init(struct frecd_options *o)
 	o->max_bytes = FRECD_DEFAULT_MAX_BYTES;
 	o->period_ns = FRECD_DEFAULT_PERIOD_NS;
 	o->ring_bytes = FRECD_DEFAULT_RING_BYTES;
+	o->ring_min_bytes = FRECD_DEFAULT_RING_MIN_BYTES;
 	o->probe_args = FRECD_DEFAULT_PROBE_ARGS;
 	o->stack_depth = FREC_DEFAULT_STACK_DEPTH;
 	o->attach = FRECD_ATTACH_AUTO;
@@ -437,6 +442,16 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 		if (o->ring_bytes & (o->ring_bytes - 1))
 			return usage_error(err, errlen,
 					   "--ring-size %s: not a power of two (a kernel rule); use e.g. 4M, 16M or 64M",
+					   arg);
+		return 0;
+	case OPT_RING_MIN:
+		ret = parse_size_option("--ring-min", arg, MIN_RING_MIN_BYTES, MAX_RING_MIN_BYTES,
+					&o->ring_min_bytes, err, errlen);
+		if (ret)
+			return ret;
+		if (o->ring_min_bytes & (o->ring_min_bytes - 1))
+			return usage_error(err, errlen,
+					   "--ring-min %s: not a power of two (a kernel rule); use e.g. 64K, 256K or 1M",
 					   arg);
 		return 0;
 	case OPT_PERIOD:
@@ -780,8 +795,11 @@ void frecd_options__usage(FILE *out)
 "                       window and the generation being recorded), K/M/G\n"
 "                       suffixes (default 64M)\n"
 "      --period MS      seal a generation this often (default 1000)\n"
-"      --ring-size SIZE BPF ring buffers, all CPUs together (an equal share\n"
-"                       each), a power of two (default 16M)\n"
+"      --ring-size SIZE BPF ring buffers, all online CPUs together (an equal\n"
+"                       share each), a power of two (default 16M)\n"
+"      --ring-min SIZE  ... but at least this much for each CPU's ring, which\n"
+"                       raises the total on many CPUs; a power of two\n"
+"                       (default 256K)\n"
 "      --max-threads N  threads (tids) frecd names at once: its table grows to\n"
 "                       this as threads come (default: kernel.threads-max,\n"
 "                       at most kernel.pid_max, from 65536 to 1048576)\n"
@@ -872,8 +890,8 @@ void frecd_options__usage(FILE *out)
 "\n"
 "CONFIGURATION FILE\n"
 "  One `key = value` a line; the keys are the long options without dashes:\n"
-"  output, window, max-size, period, ring-size, max-threads, max-processes,\n"
-"  pid, probe, probe-args,\n"
+"  output, window, max-size, period, ring-size, ring-min, max-threads,\n"
+"  max-processes, pid, probe, probe-args,\n"
 "  trigger, on-snapshot, on-snapshot-timeout, stacks, stack-depth, wakeup\n"
 "  (yes/no), attach, btf, keep, keep-size, socket, verbose (yes/no); an\n"
 "  underscore may stand for a dash (stack_depth).\n"

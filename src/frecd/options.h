@@ -20,6 +20,7 @@
 #define FRECD_DEFAULT_MAX_BYTES		(64ull << 20)
 #define FRECD_DEFAULT_PERIOD_NS		(1000ull * 1000000)
 #define FRECD_DEFAULT_RING_BYTES	(16ull << 20)
+#define FRECD_DEFAULT_RING_MIN_BYTES	(256ull << 10)
 #define FRECD_DEFAULT_PROBE_ARGS	3
 #define FRECD_MAX_PIDS			1024
 #define FRECD_MAX_CGROUPS		16	/* FREC_MAX_CGROUP_FILTER */
@@ -47,6 +48,7 @@ struct frecd_options {
 	__u64 ring_bytes;		/* --ring-size */
 	__u32 max_threads;		/* --max-threads, 0: the recorder's default */
 	__u32 max_processes;		/* --max-processes, 0: the recorder's default */
+	__u64 ring_min_bytes;		/* --ring-min: each CPU's ring at least */
 	__u32 pids[FRECD_MAX_PIDS];	/* -p, in the order given, no duplicates */
 	size_t npids;
 	const char *cgroups[FRECD_MAX_CGROUPS];	/* --cgroup PATH, resolved later */

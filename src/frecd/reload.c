@@ -123,6 +123,8 @@ static void keep_restart_only(struct frecd_options *next, const struct frecd_opt
 	}
 	KEEP(ring_bytes, "ring-size", frecd_format_size(cur->ring_bytes, a, sizeof(a)),
 	     frecd_format_size(next->ring_bytes, b, sizeof(b)));
+	KEEP(ring_min_bytes, "ring-min", frecd_format_size(cur->ring_min_bytes, a, sizeof(a)),
+	     frecd_format_size(next->ring_min_bytes, b, sizeof(b)));
 	if (next->attach != cur->attach) {
 		static const char *const names[] = { "auto", "tp_btf", "raw_tp" };
 

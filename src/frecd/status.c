@@ -26,6 +26,21 @@ static double window_span_s(const struct frecd_status *st)
 	return (st->rec.window_end_ts - st->rec.window_start_ts) / 1e9;
 }
 
+__u64 frecd_status__window_needed(const struct frecd_status *st)
+{
+	const struct frec_recorder_stats *r = &st->rec;
+	double span = window_span_s(st), need;
+	__u64 mib = 1ull << 20;
+
+	if (!r->window_cut || span <= 0 || st->max_bytes < r->window_mem_max)
+		return 0;
+	need = (double)r->window_mem_max * (st->min_age_ns / 1e9) / span +
+	       (double)(st->max_bytes - r->window_mem_max);
+	if (need < (double)st->max_bytes)
+		need = (double)st->max_bytes;
+	return ((__u64)need + mib - 1) / mib * mib;
+}
+
 /* Events the recorder's memory holds now: the window's and the open
  * generation's (a snapshot in progress may hold chunks of a few more). */
 static __u64 events_held(const struct frecd_status *st)
@@ -114,6 +129,10 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	fprintf(out, LABEL "%.3f s, %llu bytes in %u generations (at least %.3g s, at most %llu bytes)\n",
 		"window", window_span_s(st), (unsigned long long)r->window_bytes,
 		r->window_generations, st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);
+	if (r->window_cut)
+		fprintf(out, LABEL "%.3f s, not %.3g s: --max-size cuts it; about %llu bytes would hold it\n",
+			"window cut", window_span_s(st), st->min_age_ns / 1e9,
+			(unsigned long long)frecd_status__window_needed(st));
 	fprintf(out, LABEL "%llu events, %llu bytes (the generation being recorded)\n", "open",
 		(unsigned long long)r->open_events, (unsigned long long)r->open_bytes);
 	fprintf(out, LABEL "%u of %u chunks in use, %llu bytes, %llu misses\n", "pool",
@@ -128,6 +147,19 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 		(unsigned long long)r->events_discarded);
 	fprintf(out, LABEL "%llu bytes allocated for threads, processes and names (mapped as they fill)\n",
 		"tables", (unsigned long long)r->tables_bytes);
+	if (st->rings.cpus) {
+		fprintf(out, LABEL "%llu bytes: %u CPUs online of %u possible, %llu bytes each (--ring-size %llu",
+			"rings", (unsigned long long)st->rings.total, st->rings.cpus,
+			st->rings.possible, (unsigned long long)st->rings.each,
+			(unsigned long long)st->rings.asked);
+		if (st->rings.total > st->rings.asked)
+			fprintf(out, ", raised for --ring-min %llu", (unsigned long long)st->rings.floor);
+		fputc(')', out);
+		if (st->rings.late_cpus)
+			fprintf(out, "; %u CPUs came online later and are not recorded (restart frecd)",
+				st->rings.late_cpus);
+		fputc('\n', out);
+	}
 	fprintf(out, LABEL "%llu sealed, %llu evicted, %llu evicted early; %llu events came after "
 		"theirs was sealed (in the snapshot as lost), %llu gaps marked\n", "generations",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,
@@ -283,9 +315,17 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	fprintf(out, "\"drain\":{\"period_ms\":%u,\"max_wait_ns\":%llu,\"slow_waits\":%llu,\"slow_ms\":%u},",
 		st->drain_period_ms, (unsigned long long)st->drain_gap_max_ns,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
-	fprintf(out, "\"window\":{\"span_s\":%.3f,\"bytes\":%llu,\"generations\":%u,\"min_age_s\":%.3f,\"max_bytes\":%llu},",
+	fprintf(out, "\"window\":{\"span_s\":%.3f,\"bytes\":%llu,\"generations\":%u,\"min_age_s\":%.3f,\"max_bytes\":%llu,"
+		"\"cut\":%s,\"needed_bytes\":%llu},",
 		window_span_s(st), (unsigned long long)r->window_bytes, r->window_generations,
-		st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);
+		st->min_age_ns / 1e9, (unsigned long long)st->max_bytes,
+		r->window_cut ? "true" : "false",
+		(unsigned long long)frecd_status__window_needed(st));
+	fprintf(out, "\"rings\":{\"cpus\":%u,\"possible\":%u,\"bytes_each\":%llu,\"bytes\":%llu,"
+		"\"ring_size\":%llu,\"ring_min\":%llu,\"late_cpus\":%u},",
+		st->rings.cpus, st->rings.possible, (unsigned long long)st->rings.each,
+		(unsigned long long)st->rings.total, (unsigned long long)st->rings.asked,
+		(unsigned long long)st->rings.floor, st->rings.late_cpus);
 	fprintf(out, "\"open\":{\"events\":%llu,\"bytes\":%llu},", (unsigned long long)r->open_events,
 		(unsigned long long)r->open_bytes);
 	fprintf(out, "\"pool\":{\"chunks_total\":%u,\"chunks_in_use\":%u,\"bytes\":%llu,\"misses\":%llu},",
@@ -298,9 +338,10 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	else
 		fputs("null", out);
 	fprintf(out, ",\"max_bytes\":%llu,\"window_max_bytes\":%llu,\"tables_bytes\":%llu,"
-		"\"events_discarded\":%llu},",
+		"\"rings_bytes\":%llu,\"events_discarded\":%llu},",
 		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max,
-		(unsigned long long)r->tables_bytes, (unsigned long long)r->events_discarded);
+		(unsigned long long)r->tables_bytes, (unsigned long long)st->rings.total,
+		(unsigned long long)r->events_discarded);
 	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu,"
 		"\"late_events\":%llu,\"gaps\":%llu},",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,

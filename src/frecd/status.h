@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <frec/recorder.h>
+#include "frecd/bpf_rings.h"
 #include "frecd/on_snapshot.h"
 #include "frecd/triggers.h"
 
@@ -44,6 +45,9 @@ struct frecd_status {
 	__u32 npids;			/* -p filter, 0: every process */
 	struct frec_recorder_stats rec;
 	__u64 min_age_ns, max_bytes;	/* the window's limits */
+	/* The BPF rings (all zero: not known); their bytes are memory frecd
+	 * holds besides the recorder's. */
+	struct frecd_bpf_rings_info rings;
 
 	/* Rates over the last rate_ns (0: not measured yet). */
 	__u64 rate_ns;
@@ -93,6 +97,13 @@ struct frecd_status {
 int frecd_status__text(const struct frecd_status *st, FILE *out);
 /* One JSON object on one line, newline-terminated. 0 or -EIO. */
 int frecd_status__json(const struct frecd_status *st, FILE *out);
+/*
+ * When --max-size cuts the window below --window (rec.window_cut), about
+ * the --max-size that would hold the whole window, rounded up to a MiB:
+ * the window's share of the memory scaled from the span it holds to
+ * min_age, plus the rest. 0 when the window is not cut.
+ */
+__u64 frecd_status__window_needed(const struct frecd_status *st);
 /* One line for systemd's STATUS= and the log:
  * "recording 12345 events/s, 0 lost (0/s), window 9.8 s 12.3 MiB, 3 snapshots" */
 void frecd_status__summary(const struct frecd_status *st, char *buf, size_t len);

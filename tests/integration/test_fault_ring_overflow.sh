@@ -21,7 +21,7 @@ fp="uprobe:$TARGET:frec_target_fp"
 start_target tgt -c 0 -t 1 "$n" 0 7 3
 mkdir snaps
 start_frecd -o "$WORK/snaps" -p "$tgt_pid" --probe "$fp" --probe-args 3 \
-	--ring-size 64K --window 3600 --debug-stall-ms 600000 --debug-probes-only
+	--ring-size 64K --ring-min 32K --window 3600 --debug-stall-ms 600000 --debug-probes-only
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "SIGUSR2: not draining the ring buffer" "the stall"
 run_target tgt		# all N calls, then it exits

@@ -6,7 +6,7 @@
 . "$FREC_TEST_LIB"
 
 mkdir snaps
-start_frecd -o "$WORK/snaps" --ring-size 64K
+start_frecd -o "$WORK/snaps" --ring-size 64K --ring-min 32K
 kill -STOP "$FRECD_PID"
 "$PROGS/pingpong" "$(scaled 20000)" < /dev/null > pp.out || { kill -CONT "$FRECD_PID"; fail "pingpong failed"; }
 kill -CONT "$FRECD_PID"

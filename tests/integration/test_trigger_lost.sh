@@ -17,7 +17,7 @@ t="lost,delay=0.5s"
 
 start_target tgt -c 0 -t 1 "$n" 0 7 3
 mkdir snaps
-start_frecd -o "$WORK/snaps" -p "$tgt_pid" --probe "$fp" --ring-size 64K --window 3600 \
+start_frecd -o "$WORK/snaps" -p "$tgt_pid" --probe "$fp" --ring-size 64K --ring-min 32K --window 3600 \
 	--debug-stall-ms 600000 --debug-probes-only --trigger "$t"
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "SIGUSR2: not draining the ring buffer" "the stall"

@@ -61,6 +61,16 @@ static void fill(struct frecd_status *st)
 	st->rec.gaps = 1;
 	st->min_age_ns = 10000000000ull;
 	st->max_bytes = 67108864;
+	/* --max-size cuts the window: 9.876 s of the 10 */
+	st->rec.window_cut = 1;
+	/* 4 CPUs of 240, 64K raised to 256K each by --ring-min */
+	st->rings.cpus = 4;
+	st->rings.possible = 240;
+	st->rings.each = 262144;
+	st->rings.total = 1048576;
+	st->rings.asked = 65536;
+	st->rings.floor = 262144;
+	st->rings.late_cpus = 1;
 	st->rate_ns = 1000000000ull;
 	st->events_per_s = 10234.4;
 	st->events_per_s_by_type[FREC_EV_SCHED_SWITCH] = 9000;
@@ -141,10 +151,12 @@ static void test_text(void **state)
 		"stacks        offcpu,probes: 800 captured, 61 distinct, 2 unstored, 3 orphaned, 7 capture errors\n"
 		"drain         every 50 ms; longest wait 243.5 ms, 3 waits over 100 ms\n"
 		"window        9.876 s, 654321 bytes in 10 generations (at least 10 s, at most 67108864 bytes)\n"
+		"window cut    9.876 s, not 10 s: --max-size cuts it; about 68157440 bytes would hold it\n"
 		"open          12 events, 70 bytes (the generation being recorded)\n"
 		"pool          12 of 1024 chunks in use, 67108864 bytes, 1 misses\n"
 		"memory        786432 bytes held for 118000 events, 6.66 bytes/event (at most 67108864 bytes, the window 62652416 of them), 17 events found no room\n"
 		"tables        7654321 bytes allocated for threads, processes and names (mapped as they fill)\n"
+		"rings         1048576 bytes: 4 CPUs online of 240 possible, 262144 bytes each (--ring-size 65536, raised for --ring-min 262144); 1 CPUs came online later and are not recorded (restart frecd)\n"
 		"generations   123 sealed, 113 evicted, 0 evicted early; 2 events came after theirs was sealed (in the snapshot as lost), 1 gaps marked\n"
 		"snapshots     3 written, 1 failed, one in progress\n"
 		"last          /var/lib/frec/frec-20250101T000000.000Z.frec\n"
@@ -217,12 +229,15 @@ static void test_json(void **state)
 		"\"lost\":9,\"lost_per_s\":0.0,\"lost_by_cpu\":[0,7,0,2],\"filtered\":5,\"recursion_misses\":4,"
 		"\"stacks\":{\"enabled\":\"offcpu,probes\",\"captured\":800,\"distinct\":61,\"unstored\":2,\"orphaned\":3,\"capture_errors\":7},"
 		"\"drain\":{\"period_ms\":50,\"max_wait_ns\":243456789,\"slow_waits\":3,\"slow_ms\":100},"
-		"\"window\":{\"span_s\":9.876,\"bytes\":654321,\"generations\":10,\"min_age_s\":10.000,\"max_bytes\":67108864},"
+		"\"window\":{\"span_s\":9.876,\"bytes\":654321,\"generations\":10,\"min_age_s\":10.000,\"max_bytes\":67108864,"
+		"\"cut\":true,\"needed_bytes\":68157440},"
+		"\"rings\":{\"cpus\":4,\"possible\":240,\"bytes_each\":262144,\"bytes\":1048576,"
+		"\"ring_size\":65536,\"ring_min\":262144,\"late_cpus\":1},"
 		"\"open\":{\"events\":12,\"bytes\":70},"
 		"\"pool\":{\"chunks_total\":1024,\"chunks_in_use\":12,\"bytes\":67108864,\"misses\":1},"
 		"\"memory\":{\"bytes\":786432,\"events\":118000,\"bytes_per_event\":6.66,"
 		"\"max_bytes\":67108864,\"window_max_bytes\":62652416,\"tables_bytes\":7654321,"
-		"\"events_discarded\":17},"
+		"\"rings_bytes\":1048576,\"events_discarded\":17},"
 		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0,\"late_events\":2,\"gaps\":1},"
 		"\"snapshots\":{\"written\":3,\"failed\":1,\"in_progress\":true,"
 		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\"},"
@@ -253,11 +268,14 @@ static void test_json(void **state)
 		"\"lost\":0,\"lost_per_s\":null,\"lost_by_cpu\":[],\"filtered\":0,\"recursion_misses\":null,"
 		"\"stacks\":{\"enabled\":\"none\",\"captured\":0,\"distinct\":0,\"unstored\":0,\"orphaned\":0,\"capture_errors\":0},"
 		"\"drain\":{\"period_ms\":0,\"max_wait_ns\":0,\"slow_waits\":0,\"slow_ms\":100},"
-		"\"window\":{\"span_s\":0.000,\"bytes\":0,\"generations\":0,\"min_age_s\":0.000,\"max_bytes\":0},"
+		"\"window\":{\"span_s\":0.000,\"bytes\":0,\"generations\":0,\"min_age_s\":0.000,\"max_bytes\":0,"
+		"\"cut\":false,\"needed_bytes\":0},"
+		"\"rings\":{\"cpus\":0,\"possible\":0,\"bytes_each\":0,\"bytes\":0,"
+		"\"ring_size\":0,\"ring_min\":0,\"late_cpus\":0},"
 		"\"open\":{\"events\":0,\"bytes\":0},"
 		"\"pool\":{\"chunks_total\":0,\"chunks_in_use\":0,\"bytes\":0,\"misses\":0},"
 		"\"memory\":{\"bytes\":0,\"events\":0,\"bytes_per_event\":null,"
-		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0,\"events_discarded\":0},"
+		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0,\"rings_bytes\":0,\"events_discarded\":0},"
 		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0,\"late_events\":0,\"gaps\":0},"
 		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
 		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[],\"triggers\":[],"
