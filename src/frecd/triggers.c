@@ -358,11 +358,21 @@ void frecd_triggers__check_oncpu(struct frecd_triggers *t, const struct frec_onc
 			    now - e->since_ts <= g->threshold_ns ||
 			    g->oncpu_fired[cpu] == e->since_ts || !matches(g, e))
 				continue;
-			/* Once per run, whatever the verdict: its switch-out
-			 * record is the same firing. */
-			g->oncpu_fired[cpu] = e->since_ts;
+			/*
+			 * Only an accepted firing is the tick's, once per run:
+			 * the run's switch-out record is then the same firing.
+			 * A suppressed one is left to that switch-out, which
+			 * the programs count in their cooldown without a record
+			 * (no run to drop it by) or whose record is judged
+			 * here: counted at the tick too, one run would be
+			 * suppressed twice. Until then each tick asks again.
+			 */
 			make_record(&r, g->id, now, cpu, e->pid, e->tgid, e->comm, now - e->since_ts);
-			fire(t, g, &r, true);
+			if (decide(g, &r) != FRECD_TRIGGER_ACCEPTED)
+				continue;
+			g->oncpu_fired[cpu] = e->since_ts;
+			if (t->hooks.push)
+				t->hooks.push(t->hooks.ctx, &r);
 		}
 	}
 }

@@ -20,7 +20,9 @@
  * oncpu: a thread that never leaves its CPU has no switch-out to fire at, so
  * check_oncpu() fires for a run already past the threshold (once per run),
  * and the programs' record at that run's switch-out (same cpu, ts - value ==
- * the run's start) is then dropped.
+ * the run's start) is then dropped. A run the policy would suppress is left
+ * to its switch-out, to be counted once: there, or by the programs'
+ * cooldown, which writes no record to drop.
  *
  * No clock of its own and no system calls: every time is passed in
  * (CLOCK_BOOTTIME ns, the records' clock), so that the unit tests drive it.
@@ -101,7 +103,8 @@ enum frecd_trigger_verdict frecd_triggers__on_record(struct frecd_triggers *t,
 						     const struct frec_rec_trigger *r);
 
 /* The programs' "oncpu" entries, n CPUs, at now: fire for a run past an
- * oncpu trigger's threshold (a record with ts now, through push). */
+ * oncpu trigger's threshold (a record with ts now, through push) when the
+ * policy accepts it; nothing is counted otherwise (see above). */
 void frecd_triggers__check_oncpu(struct frecd_triggers *t, const struct frec_oncpu *cpus,
 				 size_t n, __u64 now);
 /* The drain counted count records lost, at now: the lost triggers fire. */

@@ -347,6 +347,66 @@ static void test_oncpu_tick_and_dedupe(void **state)
 	assert_int_equal(stats(2).fired, 1);
 }
 
+/*
+ * A spin the kernel's stopper preempts: two runs past the threshold, the
+ * second in the first one's delay and then its cooldown. One firing and
+ * one suppression: the tick counts no suppression of its own, the second
+ * run's switch-out is the one (the programs' cooldown, or its record).
+ */
+static void test_oncpu_suppressed_once(void **state)
+{
+	struct frec_trigger_state st = { 0 };
+	struct frec_oncpu cpu = { 0 };
+	struct frec_rec_trigger r;
+
+	make("oncpu>100ms,delay=300ms,cooldown=1s", NULL);
+	cpu.since_ts = T0;
+	cpu.pid = 50;
+	cpu.tgid = 50;
+	snprintf(cpu.comm, sizeof(cpu.comm), "spin");
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 150 * MS);
+	assert_int_equal(seen.npushed, 1);
+	r = rec(1, T0 + 200 * MS, 0, 50, "spin", 200 * MS);
+	assert_int_equal(frecd_triggers__on_record(t, &r), FRECD_TRIGGER_DUPLICATE);
+	/* the second run, in the delay, then in the cooldown: not yet */
+	cpu.since_ts = T0 + 201 * MS;
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 350 * MS);
+	frecd_triggers__tick(t, T0 + 450 * MS);
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 500 * MS);
+	assert_int_equal(seen.npushed, 1);
+	assert_int_equal(seen.nsupp, 0);
+	/* its switch-out, in the programs' cooldown: counted there, once */
+	st.suppressed = 1;
+	st.supp_first_ts = T0 + 600 * MS;
+	st.supp_worst = 399 * MS;
+	st.supp_tid = 50;
+	frecd_triggers__take_state(t, &st, 1, T0 + 610 * MS);
+	assert_int_equal(stats(1).suppressed_delay + stats(1).suppressed_cooldown, 1);
+	assert_int_equal(seen.nsupp, 1);
+
+	/* a third run's switch-out as a record (no cooldown in the programs
+	 * after a reload, say): judged, and the one suppression of the run */
+	cpu.since_ts = T0 + 700 * MS;
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 900 * MS);
+	r = rec(1, T0 + 950 * MS, 0, 50, "spin", 250 * MS);
+	assert_int_equal(frecd_triggers__on_record(t, &r), FRECD_TRIGGER_COOLDOWN);
+	assert_int_equal(stats(1).suppressed_delay + stats(1).suppressed_cooldown, 2);
+
+	/* a run that outlasts the cooldown fires from the tick, once */
+	cpu.since_ts = T0 + 1 * S;
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 1100 * MS);
+	assert_int_equal(seen.npushed, 1);
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 1200 * MS);
+	assert_int_equal(seen.npushed, 2);
+	assert_int_equal(seen.pushed[1].value, 200 * MS);
+	frecd_triggers__check_oncpu(t, &cpu, 1, T0 + 1300 * MS);
+	r = rec(1, T0 + 1400 * MS, 0, 50, "spin", 400 * MS);
+	assert_int_equal(frecd_triggers__on_record(t, &r), FRECD_TRIGGER_DUPLICATE);
+	assert_int_equal(stats(1).fired, 2);
+	assert_int_equal(stats(1).suppressed_delay + stats(1).suppressed_cooldown, 2);
+	assert_int_equal(seen.nsupp, 2);
+}
+
 static void test_manual(void **state)
 {
 	char err[256], names[64];
@@ -481,6 +541,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_rate_limit, teardown),
 		cmocka_unit_test_teardown(test_lost_and_reasons, teardown),
 		cmocka_unit_test_teardown(test_oncpu_tick_and_dedupe, teardown),
+		cmocka_unit_test_teardown(test_oncpu_suppressed_once, teardown),
 		cmocka_unit_test_teardown(test_manual, teardown),
 		cmocka_unit_test_teardown(test_manual_rate, teardown),
 		cmocka_unit_test_teardown(test_bpf_state, teardown),
