@@ -30,6 +30,11 @@ expect 2 "frecd: --max-size '12X': not a size; use a number of bytes with an opt
 expect 2 "frecd: --max-size 1K: out of range; use 64K to 64G" --max-size 1K
 expect 2 "frecd: --ring-size 3M: not a power of two (a kernel rule); use e.g. 4M, 16M or 64M" --ring-size 3M
 expect 2 "frecd: --ring-size 2G: out of range; use 64K to 1G" --ring-size 2G
+expect 2 "frecd: --ring-min 3K: out of range; use 4K to 256M" --ring-min 3K
+expect 2 "frecd: --ring-min 48K: not a power of two (a kernel rule); use e.g. 64K, 256K or 1M" --ring-min 48K
+expect 2 "frecd: --ring-min 512M: out of range; use 4K to 256M" --ring-min 512M
+expect 2 "frecd: --max-threads '10': use a number from 64 to 4194304, e.g. --max-threads 200000" --max-threads 10
+expect 2 "frecd: --max-processes '9999999': use a number from 64 to 4194304, e.g. --max-processes 200000" --max-processes 9999999
 expect 2 "frecd: --period 5: out of range; use 10 to 600000 ms" --period 5
 expect 2 "frecd: --period 'soon': not a number of milliseconds; use e.g. --period 1000" --period soon
 expect 2 "frecd: -p 'abc': not a process id; use a number from 1 to 4194304, e.g. -p \$(pidof myapp)" -p abc
