@@ -108,7 +108,6 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	read_comm(r->next_comm, next, btf);
 	r->next_cgroup = task_cgroup_id(next, btf);
 	ts = r->h.ts;
-	ring_submit(ring, r);
 	/* Stacks after the record they belong to (stack.bpf.h), in the
 	 * stack twins only (stk): even a knob's test would cost the default
 	 * programs instructions. frecd's own waits on its timer are left out. */
@@ -117,6 +116,8 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 		stack_emit_offcpu(ctx, ts, prev_pid, prev_tgid, switch_has_user(prev, btf));
 	if (trig)
 		trig_on_switch(ts, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
+	/* last: what followed with its time is behind it (ring.bpf.h) */
+	ring_submit(ring, r);
 	return 0;
 }
 

@@ -43,11 +43,11 @@ int PROBE_PROG(uprobe)(struct pt_regs *ctx)
 	if (n > 5)
 		r->args[5] = FREC_PARM6(ctx);
 	ts = r->h.ts;
-	ring_submit(ring, r);
 	if (stk && stack_probes)
 		stack_emit_probe(ctx, ts);
 	if (PROBE_TRIGGERS)
 		on_hit(id, false, PT_REGS_PARM1(ctx), ts);
+	ring_submit(ring, r);	/* after its followers (ring.bpf.h) */
 	return 0;
 }
 
@@ -64,13 +64,14 @@ int PROBE_PROG(uretprobe)(struct pt_regs *ctx)
 	if (r) {
 		r->ret = (__s64)PT_REGS_RC(ctx);
 		ts = r->h.ts;
-		ring_submit(ring, r);
 		if (stk && stack_probes)
 			stack_emit_probe(ctx, ts);
 	}
 	/* a return has no arguments: a probe trigger's value is 0 */
 	if (PROBE_TRIGGERS)
 		on_hit(id, true, 0, ts);
+	if (r)
+		ring_submit(ring, r);	/* after its followers (ring.bpf.h) */
 	return 0;
 }
 
@@ -111,10 +112,10 @@ int PROBE_PROG(usdt)(struct pt_regs *ctx)
 	if (PROBE_TRIGGERS)
 		first = n > 0 ? r->args[0] : 0;
 	ts = r->h.ts;
-	ring_submit(ring, r);
 	if (stk && stack_probes)
 		stack_emit_probe(ctx, ts);
 	if (PROBE_TRIGGERS)
 		on_hit(id, false, first, ts);
+	ring_submit(ring, r);	/* after its followers (ring.bpf.h) */
 	return 0;
 }

@@ -17,7 +17,12 @@
  * definitions here are placeholders of the same shape.
  *
  * A program reserves, fills the record's own fields and submits, all in
- * one run: ring_reserve() then ring_submit().
+ * one run: ring_reserve() then ring_submit(). A record that others follow
+ * with its time (a stack, a trigger's firing) is submitted after them:
+ * they lie behind it in the ring, and frecd, which waits at a cut for a
+ * reserved record stamped before it, takes them all in the same drain.
+ * Submitted first, a drain could take it alone, and a seal at that cut
+ * would make the followers late (lost).
  */
 #ifndef FREC_RING_BPF_H
 #define FREC_RING_BPF_H

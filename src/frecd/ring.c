@@ -3,18 +3,35 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <linux/bpf.h>
 #include <frec/record.h>
+#include "frecd/clock.h"
 #include "frecd/ring.h"
 
 /* See frecd_rings__consume(): how far past the cut a timestamp may claim to be. */
 #define FUTURE_SLACK_NS	1000000000ull
 
+/*
+ * How long one drain waits, in all, for records reserved before the cut and
+ * not yet submitted (see ring_wait()). A program holds its reservation for
+ * its own run, a microsecond or two; longer only when its CPU was taken
+ * from it (an interrupt, or a hypervisor that runs another vCPU: under
+ * single-threaded emulation, every other vCPU of the guest waits for the
+ * one that runs).
+ */
+#define BUSY_WAIT_NS	2000000ull
+#define BUSY_SPINS	256
+#define BUSY_SLEEP_NS	20000L
+
 struct frecd_rings {
 	size_t n;
 	__u64 skipped;
+	__u64 busy_waits, busy_missed;
+	__u64 wait_ns;		/* per drain: BUSY_WAIT_NS */
+	__u64 wait_left_ns;	/* of wait_ns, in this drain */
 	__u32 *heap;		/* rings with a record to take, earliest first */
 	size_t nheap;
 	__u8 bounce[FRECD_RING_MAX_REC];
@@ -73,13 +90,16 @@ static void ring_advance(struct frecd_ring *r, size_t bytes)
 	__atomic_store_n(r->consumer_pos, r->cons, __ATOMIC_RELEASE);
 }
 
+enum ring_head { RING_EMPTY, RING_REC, RING_BUSY };
+
 /*
- * Find r's next record to hand over, from r->cons on: true with r->ts,
- * r->len and r->off set; false when the ring is empty or its next record is
- * not submitted yet. Discarded and malformed records are stepped over (their
- * space released), the malformed ones counted in *skipped.
+ * Find r's next record to hand over, from r->cons on: RING_REC with r->ts,
+ * r->len and r->off set; RING_EMPTY when the ring is empty, RING_BUSY when
+ * its next record is not submitted yet. Discarded and malformed records are
+ * stepped over (their space released), the malformed ones counted in
+ * *skipped.
  */
-static bool ring_next(struct frecd_ring *r, __u64 *skipped)
+static enum ring_head ring_next(struct frecd_ring *r, __u64 *skipped)
 {
 	size_t mask = r->size - 1;
 
@@ -90,12 +110,12 @@ static bool ring_next(struct frecd_ring *r, __u64 *skipped)
 		if (r->cons >= r->prod) {
 			r->prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 			if (r->cons >= r->prod)
-				return false;
+				return RING_EMPTY;
 		}
 		hdr = (const __u32 *)(r->data + (r->cons & mask));
 		word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
 		if (word & BPF_RINGBUF_BUSY_BIT)
-			return false;	/* reserved, not yet submitted */
+			return RING_BUSY;	/* reserved, not yet submitted */
 		len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
 		if (!(word & BPF_RINGBUF_DISCARD_BIT)) {
 			if (len >= sizeof(__u64) && len <= FRECD_RING_MAX_REC) {
@@ -104,12 +124,84 @@ static bool ring_next(struct frecd_ring *r, __u64 *skipped)
 				/* 8-aligned in a ring of a multiple of 8: the
 				 * timestamp itself never wraps */
 				r->ts = *(const __u64 *)(r->data + r->off);
-				return true;
+				return RING_REC;
 			}
 			(*skipped)++;	/* discarding is not damage: not counted */
 		}
 		ring_advance(r, rec_bytes(len));
 	}
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static bool still_busy(const struct frecd_ring *r)
+{
+	const __u32 *hdr = (const __u32 *)(r->data + (r->cons & (r->size - 1)));
+
+	return __atomic_load_n(hdr, __ATOMIC_ACQUIRE) & BPF_RINGBUF_BUSY_BIT;
+}
+
+/*
+ * r's head is reserved, not submitted: wait for it, within what is left of
+ * the drain's budget, unless it is already stamped after the cut. A record
+ * stamped before the cut and taken only at the next drain would be late
+ * once the generation is sealed at this cut: lost (the recorder's late
+ * count), though nothing was short of room. The programs stamp a record
+ * right after its reserve (bpf/ring.bpf.h), so a time past the cut read
+ * from a reserved record is its own; what the space held before is older
+ * than the cut, or not a time (and then rarely within a second of the
+ * cut). Spin first, the usual case; then sleep, so that a vCPU waiting for
+ * the one that holds the reservation yields to it. Whether it was
+ * submitted.
+ */
+static bool ring_wait(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
+{
+	struct timespec nap = { .tv_nsec = BUSY_SLEEP_NS };
+	__u64 stamped, start, spent;
+	int i;
+
+	stamped = __atomic_load_n((const __u64 *)(r->data + ((r->cons + BPF_RINGBUF_HDR_SZ) &
+							      (r->size - 1))), __ATOMIC_RELAXED);
+	if (cut != FRECD_RING_NO_CUT && after_cut(stamped, cut))
+		return false;
+	for (i = 0; i < BUSY_SPINS; i++) {
+		if (!still_busy(r))
+			return true;
+		cpu_relax();
+	}
+	if (!rs->wait_left_ns)
+		return false;
+	rs->busy_waits++;
+	start = frecd_clock__mono_ns();
+	while (still_busy(r)) {
+		spent = frecd_clock__mono_ns() - start;
+		if (spent >= rs->wait_left_ns) {
+			rs->wait_left_ns = 0;
+			rs->busy_missed++;
+			return false;
+		}
+		nanosleep(&nap, NULL);
+	}
+	spent = frecd_clock__mono_ns() - start;
+	rs->wait_left_ns = spent < rs->wait_left_ns ? rs->wait_left_ns - spent : 0;
+	return true;
+}
+
+/* r's next record to hand over, waiting for one being written (ring_wait()). */
+static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
+{
+	enum ring_head h = ring_next(r, &rs->skipped);
+
+	if (h == RING_BUSY && ring_wait(rs, r, cut))
+		h = ring_next(r, &rs->skipped);
+	return h == RING_REC;
 }
 
 /* Hand over the record ring_next() found, and free its space. */
@@ -158,9 +250,10 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 	size_t i, n = 0;
 
 	rs->nheap = 0;
+	rs->wait_left_ns = rs->wait_ns;
 	for (i = 0; i < rs->n; i++) {
 		ring_begin(&rs->rings[i]);
-		if (ring_next(&rs->rings[i], &rs->skipped))
+		if (ring_head(rs, &rs->rings[i], cut))
 			rs->heap[rs->nheap++] = i;
 	}
 	for (i = rs->nheap / 2; i-- > 0;)
@@ -175,7 +268,7 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 		} else {
 			ring_take(r, fn, ctx, rs->bounce);
 			n++;
-			if (!ring_next(r, &rs->skipped))
+			if (!ring_head(rs, r, cut))
 				rs->heap[0] = rs->heap[--rs->nheap];
 		}
 		heap_down(rs, 0);
@@ -228,6 +321,7 @@ static struct frecd_rings *rings_alloc(size_t n)
 		free(rs);
 		return NULL;
 	}
+	rs->wait_ns = BUSY_WAIT_NS;
 	return rs;
 }
 
@@ -288,4 +382,15 @@ void frecd_rings__free(struct frecd_rings *rs)
 __u64 frecd_rings__skipped(const struct frecd_rings *rs)
 {
 	return rs->skipped;
+}
+
+void frecd_rings__busy(const struct frecd_rings *rs, __u64 *waits, __u64 *missed)
+{
+	*waits = rs->busy_waits;
+	*missed = rs->busy_missed;
+}
+
+void frecd_rings__set_busy_wait(struct frecd_rings *rs, __u64 ns)
+{
+	rs->wait_ns = ns;
 }

@@ -74,11 +74,21 @@ void frecd_rings__free(struct frecd_rings *rs);
  * ring stops at its first record not yet submitted, or at or after the cut.
  * A record that says it is more than a second past the cut is taken anyway:
  * no clock of the kernel's runs that far ahead, and a ring must not stall on
- * a bad timestamp. The number of records handed over; records too short to
- * have a timestamp or too long are skipped and counted (frecd_rings__skipped).
+ * a bad timestamp. A record reserved and not yet submitted, unless it is
+ * already stamped at or after the cut, is waited for: a few microseconds
+ * as a rule, at most 2 ms in all per call (frecd_rings__set_busy_wait()),
+ * for the generation sealed at this cut must hold every record stamped
+ * before it. The number of records handed over; records too short to have
+ * a timestamp or too long are skipped and counted (frecd_rings__skipped).
  */
 size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn, void *ctx);
 /* Records skipped as malformed, over all rings, since the start. */
 __u64 frecd_rings__skipped(const struct frecd_rings *rs);
+/* Since the start: the calls that slept for a record being written, and
+ * those whose budget ran out first (the record then comes at a later
+ * call, and, stamped before a seal, is late). */
+void frecd_rings__busy(const struct frecd_rings *rs, __u64 *waits, __u64 *missed);
+/* The budget of each call's waits, in ns (0: no sleeping, spins only). */
+void frecd_rings__set_busy_wait(struct frecd_rings *rs, __u64 ns);
 
 #endif /* FRECD_RING_H */

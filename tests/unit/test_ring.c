@@ -3,12 +3,14 @@
  * the kernel lays it out: records in order and intact (also when they wrap
  * around the end of the data), the cut, busy and discarded records, and the
  * consumer position it leaves for the kernel. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include <linux/bpf.h>
 #include "frecd/ring.h"
@@ -163,6 +165,89 @@ static void test_busy_stops(void **state)
 	assert_int_equal(s.ts[2], 3);
 }
 
+/* consume() with the busy wait's budget set, and its counts */
+static size_t consume_waiting(struct fake *f, __u64 cut, __u64 budget_ns, struct seen *s,
+			      __u64 *waits, __u64 *missed)
+{
+	struct frecd_rings *rs = frecd_rings__from(&f->r, 1);
+	size_t n;
+
+	assert_non_null(rs);
+	frecd_rings__set_busy_wait(rs, budget_ns);
+	n = frecd_rings__consume(rs, cut, on_rec, s);
+	frecd_rings__busy(rs, waits, missed);
+	frecd_rings__free(rs);
+	return n;
+}
+
+struct submitter {
+	struct fake *f;
+	unsigned long pos;
+};
+
+/* The program that reserved at pos submits 1 ms later, from another CPU. */
+static void *submit_later(void *arg)
+{
+	struct submitter *sb = arg;
+	struct timespec ms = { .tv_nsec = 1000000 };
+	__u32 word = 24;
+
+	nanosleep(&ms, NULL);
+	__atomic_store_n((__u32 *)&sb->f->data[sb->pos & (SIZE - 1)], word, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A record reserved before the cut is waited for, and taken by the drain
+ * whose cut it precedes, with what follows it. */
+static void test_busy_waited_for(void **state)
+{
+	struct submitter sb;
+	struct fake f;
+	struct seen s = { 0 };
+	__u64 waits, missed;
+	pthread_t t;
+
+	init(&f);
+	put(&f, 1, 24, 0);
+	sb.f = &f;
+	sb.pos = put(&f, 2, 24, BPF_RINGBUF_BUSY_BIT);
+	put(&f, 3, 24, 0);
+	assert_int_equal(pthread_create(&t, NULL, submit_later, &sb), 0);
+	/* a budget that the 1 ms never exhausts, however slow the machine */
+	assert_int_equal(consume_waiting(&f, 10, 60ull * 1000000000, &s, &waits, &missed), 3);
+	pthread_join(t, NULL);
+	assert_int_equal(s.ts[1], 2);
+	assert_int_equal(s.ts[2], 3);
+	assert_int_equal(waits, 1);
+	assert_int_equal(missed, 0);
+	assert_int_equal(f.cons, f.prod);
+}
+
+/* Not waited for: a reserved record already stamped at or after the cut
+ * (the next drain's), and one that outlasts the budget (counted). */
+static void test_busy_not_waited_for(void **state)
+{
+	struct fake f;
+	struct seen s = { 0 };
+	__u64 waits, missed;
+	unsigned long busy;
+
+	init(&f);
+	put(&f, 1, 24, 0);
+	busy = put(&f, 20, 24, BPF_RINGBUF_BUSY_BIT);
+	assert_int_equal(consume_waiting(&f, 10, 60ull * 1000000000, &s, &waits, &missed), 1);
+	assert_int_equal(waits, 0);
+	assert_int_equal(f.cons, busy);
+	/* stamped before the cut, never submitted: the budget runs out */
+	assert_int_equal(consume_waiting(&f, 30, 1000000, &s, &waits, &missed), 0);
+	assert_int_equal(waits, 1);
+	assert_int_equal(missed, 1);
+	assert_int_equal(f.cons, busy);
+	set_flags(&f, busy, 24, 0);
+	assert_int_equal(consume_waiting(&f, 30, 1000000, &s, &waits, &missed), 1);
+	assert_int_equal(s.ts[1], 20);
+}
+
 static void test_discarded_skipped(void **state)
 {
 	struct fake f;
@@ -293,6 +378,8 @@ int main(void)
 		cmocka_unit_test(test_in_order_and_consumed),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_busy_stops),
+		cmocka_unit_test(test_busy_waited_for),
+		cmocka_unit_test(test_busy_not_waited_for),
 		cmocka_unit_test(test_discarded_skipped),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_bad_records),
