@@ -53,17 +53,17 @@ struct {
 } trigger_state SEC(".maps");
 
 /* Whether trigger t's filter lets the thread (tgid, comm) through: pid=
- * is a tgid, comm= the whole 16 bytes (NUL-padded on both sides), cgroup=
+ * is a tgid, comm= the name up to and with its NUL (t->comm_mask), cgroup=
  * the cgroup of task (NULL: current) or one below it. */
 static __always_inline bool trig_match(const struct frec_trigger_bpf *t, __u32 tgid,
 				       const __u64 *comm, struct task_struct *task, const bool btf)
 {
-	const __u64 *want = (const __u64 *)t->comm;
+	const __u64 *want = (const __u64 *)t->comm, *mask = t->comm_mask;
 	struct cgroup *cg;
 
 	if (t->tgid && t->tgid != tgid)
 		return false;
-	if (t->comm[0] && (want[0] != comm[0] || want[1] != comm[1]))
+	if (t->comm[0] && (((want[0] ^ comm[0]) & mask[0]) | ((want[1] ^ comm[1]) & mask[1])))
 		return false;
 	if (trig_cgroups && t->cgroup_id) {
 		/* Raw reads even on tp_btf: current is only a number, and 6.1's
@@ -86,8 +86,10 @@ static __always_inline bool trig_match(const struct frec_trigger_bpf *t, __u32 t
  * equals the recorded events' difference and frecd can tell a run it
  * fired for itself (an oncpu's h.ts - value == since_ts). now is the
  * event's own record's time, and the trigger record is stamped with it:
- * it follows that record in the CPU's ring, so time order holds. Inside the cooldown no record is written,
- * only counted (bpf/trigger.h); else the record wakes frecd at once.
+ * it follows that record in the CPU's ring, so time order holds, and that
+ * record is submitted after it (ring.bpf.h), so one drain takes both.
+ * Inside the cooldown no record is written, only counted (bpf/trigger.h);
+ * else the record wakes frecd at once.
  */
 static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t, __u64 now,
 				      __u64 start, __u64 value, __u32 pid, __u32 tgid,

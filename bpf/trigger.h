@@ -24,6 +24,12 @@ struct frec_trigger_bpf {
 	__u64 threshold_ns;	/* runq, offcpu, oncpu, func: fires above this */
 	__u64 cooldown_ns;	/* cooldown=: no record (no wakeup) sooner */
 	char comm[FREC_COMM_LEN]; /* comm=: only threads of this name; "": any */
+	/* comm='s bytes that count: its name and the NUL after it (all 16
+	 * when the name fills 15). Before 5.17 ("fs/exec: replace strlcpy
+	 * with strscpy_pad in __set_task_comm") a rename leaves the old
+	 * name's tail after the NUL in task->comm, so the bytes past it are
+	 * not compared. frecd fills it with comm (trigger_setup.c). */
+	__u64 comm_mask[FREC_COMM_LEN / 8];
 	__u32 probe_id;		/* func: its entry probe's id; probe: the probe's id */
 	__u32 cgroup_level;	/* cgroup=: the cgroup's level (the root is 0) */
 	__u64 cgroup_id;	/* cgroup=: only threads in it or below; 0: any */

@@ -61,6 +61,18 @@ __u32 frecd_bpf_triggers__kinds(const struct frec_trigger_bpf *t, __u32 n)
 	return kinds;
 }
 
+void frecd_bpf_triggers__comm_mask(struct frec_trigger_bpf *t)
+{
+	unsigned char m[sizeof(t->comm_mask)];
+	size_t n = strnlen(t->comm, sizeof(t->comm));
+
+	/* the name and its NUL; a name of 15 or 16 bytes compares all 16 */
+	n = n + 1 < sizeof(m) ? n + 1 : sizeof(m);
+	memset(m, 0, sizeof(m));
+	memset(m, 0xff, n);
+	memcpy(t->comm_mask, m, sizeof(m));
+}
+
 int frecd_bpf_triggers__set_cgroup(struct frec_trigger_bpf *t, const char *spec,
 				   const char *cgroup, char *err, size_t errlen)
 {

@@ -39,6 +39,10 @@ __u32 frecd_bpf_triggers__kinds(const struct frec_trigger_bpf *t, __u32 n);
  */
 int frecd_bpf_triggers__set_cgroup(struct frec_trigger_bpf *t, const char *spec,
 				   const char *cgroup, char *err, size_t errlen);
+/* t->comm_mask from t->comm: 0xff for each byte of the name and the NUL
+ * after it (all 16 when the name fills 15), 0 for the bytes past it, which
+ * a renamed task's comm may hold stale before 5.17. Pure. */
+void frecd_bpf_triggers__comm_mask(struct frec_trigger_bpf *t);
 /* Whether a trigger of t has cgroup= (the programs' trig_cgroups knob). */
 bool frecd_bpf_triggers__cgroups(const struct frec_trigger_bpf *t, __u32 n);
 

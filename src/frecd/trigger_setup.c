@@ -95,6 +95,7 @@ int frecd_trigger_set__build(struct frecd_trigger_set *s, const struct frec_prob
 		b->threshold_ns = ts->threshold_ns;
 		b->cooldown_ns = ts->cooldown_ns;
 		memcpy(b->comm, ts->comm, sizeof(b->comm));
+		frecd_bpf_triggers__comm_mask(b);
 		if (frecd_bpf_triggers__set_cgroup(b, ts->spec, ts->cgroup, err, errlen))
 			return -ENOENT;
 		if (!ts->probe)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "frecd/trigger_spec.h"
+#include "frecd/bpf_triggers.h"
 
 #define MS	1000000ull
 #define S	1000000000ull
@@ -33,6 +34,47 @@ static int teardown(void **state)
 {
 	trigger_spec__free(&ts);
 	return 0;
+}
+
+/* Whether comm (16 bytes as the task holds them) matches t as the
+ * programs compare (bpf/trigger.bpf.h trig_match()). */
+static bool comm_matches(const struct frec_trigger_bpf *t, const char comm[16])
+{
+	uint64_t want[2], have[2];
+
+	memcpy(want, t->comm, 16);
+	memcpy(have, comm, 16);
+	return !(((want[0] ^ have[0]) & t->comm_mask[0]) | ((want[1] ^ have[1]) & t->comm_mask[1]));
+}
+
+static void test_comm_mask(void **state)
+{
+	struct frec_trigger_bpf t = {0};
+	/* "victim" after a rename from "runq_spike" before 5.17: the old
+	 * name's tail stays after the NUL */
+	const char stale[16] = "victim\0ike";
+	const char other[16] = "victims";
+	const char full[16] = "abcdefghijklmno";
+
+	strcpy(t.comm, "victim");
+	frecd_bpf_triggers__comm_mask(&t);
+	assert_int_equal(t.comm_mask[0], 0x00ffffffffffffffull);
+	assert_int_equal(t.comm_mask[1], 0);
+	assert_true(comm_matches(&t, stale));
+	assert_false(comm_matches(&t, other));
+
+	memcpy(t.comm, full, 16);
+	frecd_bpf_triggers__comm_mask(&t);
+	assert_int_equal(t.comm_mask[0], ~0ull);
+	assert_int_equal(t.comm_mask[1], ~0ull);
+	assert_true(comm_matches(&t, full));
+	strcpy(t.comm, "abcdefghijklmnp");
+	assert_false(comm_matches(&t, full));
+
+	strcpy(t.comm, "abcdefgh");	/* the NUL starts the second word */
+	frecd_bpf_triggers__comm_mask(&t);
+	assert_int_equal(t.comm_mask[0], ~0ull);
+	assert_int_equal(t.comm_mask[1], 0xffull);
 }
 
 static void test_durations(void **state)
@@ -213,6 +255,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_condition_errors, teardown),
 		cmocka_unit_test_teardown(test_option_errors, teardown),
 		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_comm_mask),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
