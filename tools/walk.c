@@ -32,9 +32,25 @@ struct walk_stk {
 	__u32 k, u;
 };
 
+/*
+ * The threads whose generation table entry an event moved to another entry
+ * of the same tid (pid reuse, or a full task table, named the tid anew):
+ * from this event on, the tid is that entry's thread, named as the entry
+ * names it. Found in recorded order, where the reader knows which entry
+ * each event used; applied in walk order, before the event is returned.
+ */
+#define WALK_REBIND_MAX	3
+struct walk_rebind {
+	__u32 n;
+	__u32 tid[WALK_REBIND_MAX];
+	__u32 from[WALK_REBIND_MAX];	/* the entry it leaves */
+	__u32 idx[WALK_REBIND_MAX];	/* the entry it takes */
+};
+
 /* An event read ahead (unsorted mode), with its own copy of its strings. */
 struct walk_ahead {
 	struct frec_event ev;
+	struct walk_rebind rb;
 	char s1[FREC_FILENAME_LEN];
 	char s2[FREC_COMM_LEN];
 };
@@ -57,6 +73,8 @@ struct frec_walk {
 	struct walk_key *keys;
 	size_t kcap;
 	struct walk_stk *stk;		/* per event of evs */
+	struct walk_rebind *rb;		/* per event of evs */
+	size_t rbcap;
 	size_t scap;
 	/* cpu -> index + 1 of its last event in evs: an array for the CPUs a
 	 * header may count, a map for the others (FREC_CPU_UNKNOWN) */
@@ -81,6 +99,13 @@ struct frec_walk {
 	struct frec_map tidx;		/* tid -> index into threads */
 	struct frec_thread *threads;
 	size_t nthreads, tcap;
+	/* the generation's table as it starts (every entry, duplicate tids
+	 * too; an entry a tid left holds its state as the tid left it), and
+	 * which of its entries the events recorded so far used for each tid
+	 * (recorded order) */
+	struct frec_thread *init;
+	size_t icap;
+	struct frec_map ridx;		/* tid -> entry index */
 	const struct frec_event *pending;	/* exec/rename to apply before the next */
 };
 
@@ -133,6 +158,7 @@ struct frec_walk *frec_walk__open(const char *path, const struct frec_walk_opts 
 	if (opts)
 		w->opts = *opts;
 	frec_map__init(&w->tidx);
+	frec_map__init(&w->ridx);
 	frec_map__init(&w->cpu_last);
 	rc = frec_reader__open(path, &w->r);
 	if (rc < 0) {
@@ -179,7 +205,10 @@ int frec_walk__close(struct frec_walk *w)
 	free(w->cpu_last_arr);
 	free(w->ahead);
 	free(w->threads);
+	free(w->init);
+	free(w->rb);
 	frec_map__fini(&w->tidx);
+	frec_map__fini(&w->ridx);
 	frec_map__fini(&w->cpu_last);
 	free(w->path);
 	free(w);
@@ -268,6 +297,7 @@ static int load_threads(struct frec_walk *w)
 	__u32 i, n = w->gi->nthreads;
 
 	frec_map__clear(&w->tidx);
+	frec_map__clear(&w->ridx);
 	w->nthreads = 0;
 	w->pending = NULL;
 	if (n > w->tcap) {
@@ -278,6 +308,14 @@ static int load_threads(struct frec_walk *w)
 		w->threads = t;
 		w->tcap = n;
 	}
+	if (n > w->icap) {
+		struct frec_thread *t = realloc(w->init, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		w->init = t;
+		w->icap = n;
+	}
 	for (i = 0; i < n; i++) {
 		const struct frec_thread *t = frec_gen__thread_at(w->g, i);
 		uint64_t *slot;
@@ -285,12 +323,18 @@ static int load_threads(struct frec_walk *w)
 
 		if (!t)
 			continue;
+		w->init[i] = *t;
+		w->init[i].comm[FREC_COMM_LEN - 1] = '\0';
 		slot = frec_map__put(&w->tidx, t->tid, &created);
 		if (!slot)
 			return -ENOMEM;
 		if (!created)
-			continue;	/* a duplicate entry: keep the first */
+			continue;	/* a duplicate entry: its first event rebinds the tid */
 		*slot = w->nthreads;
+		slot = frec_map__put(&w->ridx, t->tid, &created);
+		if (!slot)
+			return -ENOMEM;
+		*slot = i;
 		w->threads[w->nthreads] = *t;
 		w->threads[w->nthreads].comm[FREC_COMM_LEN - 1] = '\0';
 		w->nthreads++;
@@ -484,6 +528,92 @@ static int pair_loaded(struct frec_walk *w, size_t n)
 	return 0;
 }
 
+/* tid was named by the event just decoded: did the reader take another
+ * entry for it than the one the walk names it by? */
+static int note_entry(struct frec_walk *w, __u32 tid, struct walk_rebind *rb)
+{
+	const struct frec_thread *t = frec_gen__thread(w->g, tid);
+	const struct frec_thread *base = frec_gen__thread_at(w->g, 0);
+	uint64_t *slot, idx;
+	bool created;
+
+	if (!tid || !t || !base || rb->n >= WALK_REBIND_MAX)
+		return 0;
+	idx = (uint64_t)(t - base);
+	if (idx >= w->gi->nthreads)
+		return 0;
+	slot = frec_map__put(&w->ridx, tid, &created);
+	if (!slot)
+		return -ENOMEM;
+	/* a tid the table names starts at its first entry (load_threads) */
+	if (!created && *slot != idx) {
+		rb->tid[rb->n] = tid;
+		rb->from[rb->n] = (__u32)*slot;
+		rb->idx[rb->n] = (__u32)idx;
+		rb->n++;
+	}
+	*slot = idx;
+	return 0;
+}
+
+/* Every thread the event names, as the reader decodes them (reader_events.c). */
+static int note_event(struct frec_walk *w, const struct frec_event *ev, struct walk_rebind *rb)
+{
+	__u32 a = 0, b = 0;
+	int rc;
+
+	rb->n = 0;
+	switch (ev->type) {
+	case FREC_EV_SCHED_SWITCH:
+		a = ev->sw.prev_pid, b = ev->sw.next_pid;
+		break;
+	case FREC_EV_SCHED_WAKING:
+	case FREC_EV_SCHED_WAKEUP:
+	case FREC_EV_SCHED_WAKEUP_NEW:
+		a = ev->wake.pid, b = ev->wake.waker;
+		break;
+	case FREC_EV_PROCESS_FORK:
+		a = ev->fork.parent_pid, b = ev->fork.child_pid;
+		break;
+	case FREC_EV_PROCESS_EXEC:
+		a = ev->exec.pid;
+		break;
+	case FREC_EV_PROCESS_EXIT:
+		a = ev->exit.pid;
+		break;
+	case FREC_EV_TASK_RENAME:
+		a = ev->rename.pid;
+		break;
+	case FREC_EV_MIGRATE_TASK:
+		a = ev->migrate.pid;
+		break;
+	default:
+		break;
+	}
+	if ((rc = note_entry(w, ev->tid, rb)))
+		return rc;
+	if (a && a != ev->tid && (rc = note_entry(w, a, rb)))
+		return rc;
+	if (b && b != ev->tid && b != a && (rc = note_entry(w, b, rb)))
+		return rc;
+	return 0;
+}
+
+/* Before ev is returned: the tids it moved to another entry are that
+ * entry's threads now, named as the generation's table names them (or as
+ * the tid left the entry, should it come back). */
+static void rebind(struct frec_walk *w, const struct walk_rebind *rb)
+{
+	for (__u32 i = 0; i < rb->n; i++) {
+		struct frec_thread *t = thread_mut(w, rb->tid[i], true);
+
+		if (!t || rb->idx[i] >= w->gi->nthreads || rb->from[i] >= w->gi->nthreads)
+			continue;
+		w->init[rb->from[i]] = *t;
+		*t = w->init[rb->idx[i]];
+	}
+}
+
 static int load_gen(struct frec_walk *w)
 {
 	int rc;
@@ -510,10 +640,21 @@ static int load_gen(struct frec_walk *w)
 			w->evs = e;
 			w->cap = ncap;
 		}
+		if (w->nevs == w->rbcap) {
+			size_t ncap = w->cap;
+			struct walk_rebind *rb = realloc(w->rb, ncap * sizeof(*rb));
+
+			if (!rb)
+				return -ENOMEM;
+			w->rb = rb;
+			w->rbcap = ncap;
+		}
 		ev = &w->evs[w->nevs];
 		rc = frec_gen__next_event(w->g, ev);
 		if (rc <= 0)
 			break;
+		if (note_event(w, ev, &w->rb[w->nevs]))
+			return -ENOMEM;
 		/* strings point into the reader's generation: copy them */
 		switch (ev->type) {
 		case FREC_EV_PROCESS_EXEC:
@@ -638,6 +779,10 @@ static int ahead_read(struct frec_walk *w)
 		w->ahead_rc = rc;
 		return rc;
 	}
+	if (note_event(w, &a->ev, &a->rb)) {
+		w->ahead_rc = -ENOMEM;
+		return w->ahead_rc;
+	}
 	copy_strings(a);
 	w->ahead_n++;
 	w->nread++;
@@ -687,6 +832,7 @@ static const struct frec_event *next_unsorted(struct frec_walk *w)
 		break;
 	}
 	w->cur.ev = head->ev;
+	w->cur.rb = head->rb;
 	copy_strings(&w->cur);
 	w->ahead_head = (w->ahead_head + 1) % AHEAD_SLOTS;
 	w->ahead_n--;
@@ -706,6 +852,8 @@ const struct frec_event *frec_walk__next_event(struct frec_walk *w)
 		return NULL;
 	if (!w->gen_sorted) {
 		ev = next_unsorted(w);
+		if (ev)
+			rebind(w, &w->cur.rb);
 		w->pending = ev;
 		return ev;
 	}
@@ -718,6 +866,7 @@ const struct frec_event *frec_walk__next_event(struct frec_walk *w)
 		w->pos++;
 		ev = &w->evs[i];
 		w->cur_stk = w->stk[i];
+		rebind(w, &w->rb[i]);
 	} while (ev->type == FREC_EV_STACK && !w->opts.stack_events);
 	w->pending = ev;
 	return ev;

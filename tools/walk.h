@@ -21,7 +21,11 @@
  * Cgroups the same way: a thread's cgroup starts as the generation's thread
  * cgroup table gives it (section 3) and changes at each cgroup event
  * (FREC_EV_CGROUP) for it, once that event has been handled; a child a fork
- * names that the table lacks starts in its parent's.
+ * names that the table lacks starts in its parent's. A tid the table names
+ * twice (pid reuse within the generation, or a full task table in frecd) is
+ * one thread to the walker at a time: the entry the latest event used, as
+ * the reader tells in recorded order; from the event that first uses
+ * another entry, the tid has that entry's tgid, name and cgroup.
  *
  * Stacks: a stack event (FREC_EV_STACK) belongs to the event before it in
  * the recorded stream on the same cpu, if that one has the same ts and

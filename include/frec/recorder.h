@@ -114,6 +114,12 @@ struct frec_recorder_stats {
 					 * record only, or not at all */
 	__u32 threads;			/* task table entries now */
 	__u32 processes;		/* process table entries now */
+	__u32 max_threads;		/* the task table's bound (opts.max_threads or
+					 * its default) */
+	__u32 max_processes;		/* the process table's bound */
+	__u64 tasks_bytes;		/* the task and process tables as grown so far,
+					 * and their cmdlines: part of tables_bytes,
+					 * which counts the tables at their bound */
 };
 
 /*

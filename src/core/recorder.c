@@ -257,13 +257,16 @@ void frec_recorder__free(struct frec_recorder *r)
 		rec_destroy(r);
 }
 
-static void forget_one(struct frec_recorder *r, uint32_t tid)
+static void forget_one(struct frec_recorder *r, const struct exit_ent *e)
 {
-	struct task *t = tasks_find(&r->tasks, tid);
-	uint32_t tgid;
+	struct task *t = tasks_find(&r->tasks, e->tid);
+	uint32_t tid = e->tid, tgid;
 
-	/* Not found, or seen alive again (set_thread, fork, pid reuse). */
-	if (!t || !(t->idx & TASK_EXITED))
+	/* Not found, or seen alive again (set_thread, fork, pid reuse); or
+	 * a later task with this tid exited since (the pid came back within
+	 * a generation): its own exit, queued later, forgets it in its turn,
+	 * after its last switch. */
+	if (!t || !(t->idx & TASK_EXITED) || t->exited != (uint32_t)e->seq)
 		return;
 	tgid = t->tgid;
 	tasks_remove(&r->tasks, tid);
@@ -314,7 +317,7 @@ static void tables_evict(struct frec_recorder *r)
 void tasks_forget_exited(struct frec_recorder *r, uint64_t seq)
 {
 	while (r->exit_count && r->exits[r->exit_head].seq < seq) {
-		forget_one(r, r->exits[r->exit_head].tid);
+		forget_one(r, &r->exits[r->exit_head]);
 		r->exit_head = (r->exit_head + 1) % r->exit_cap;
 		r->exit_count--;
 	}
@@ -329,9 +332,10 @@ static void mark_exited(struct frec_recorder *r, uint32_t tid)
 	if (!t || (t->idx & TASK_EXITED))
 		return;
 	t->idx |= TASK_EXITED;
+	t->exited = (uint32_t)r->g.seq;
 	if (r->exit_count == r->exit_cap) {
 		/* Full: forget the oldest exit now rather than lose track. */
-		forget_one(r, r->exits[r->exit_head].tid);
+		forget_one(r, &r->exits[r->exit_head]);
 		r->exit_head = (r->exit_head + 1) % r->exit_cap;
 		r->exit_count--;
 	}
@@ -1205,4 +1209,9 @@ void frec_recorder__stats(const struct frec_recorder *r, struct frec_recorder_st
 	st->tables_bytes = r->tables_bytes + r->procs.cmdline_bytes;
 	st->threads = r->tasks.count;
 	st->processes = r->procs.count;
+	st->max_threads = r->tasks.max;
+	st->max_processes = r->procs.max;
+	st->tasks_bytes = ((__u64)r->tasks.mask + 1) * sizeof(*r->tasks.slots) +
+			  ((__u64)r->procs.mask + 1) * sizeof(*r->procs.slots) +
+			  r->procs.cmdline_bytes;
 }

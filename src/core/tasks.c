@@ -145,6 +145,7 @@ struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted)
 			s->idx = 0;
 			s->cgroup = 0;
 			s->seen = t->now;
+			s->exited = 0;
 			memset(s->comm, 0, sizeof(s->comm));
 			*inserted = true;
 			return s;

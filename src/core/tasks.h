@@ -34,6 +34,8 @@ struct task {
 	uint64_t cgroup;	/* its cgroup id as records last showed it, 0 unknown */
 	uint32_t seen;		/* stamp of the last generation that mentioned or
 				 * named it: eviction's clock */
+	uint32_t exited;	/* with TASK_EXITED: the generation (seq, low 32
+				 * bits) whose exit queued it to be forgotten */
 };
 
 struct task_table {

@@ -115,6 +115,52 @@ static void test_time_order(void **state)
 	captured_free(&c);
 }
 
+/*
+ * Pid reuse within one generation: the generation's table names the tid
+ * twice (docs/FORMAT.md), and each event must be named by the entry it
+ * used, never by the earlier owner's: a fork's child of the same tgid (the
+ * usual reuse, found only through the fork), and a thread that turns up in
+ * another process without a fork (its record's tgid).
+ */
+static void test_pid_reuse_names(void **state)
+{
+	static const char *const want[] = {
+		"0.000001000 0 sched_process_fork parent_comm=parent parent_pid=100 child_comm=parent child_pid=101",
+		"0.000002000 0 task_rename pid=101 oldcomm=parent newcomm=old",
+		"0.000003000 0 sched_process_exit comm=old pid=101 tgid=101",
+		"0.000004000 0 sched_process_fork parent_comm=parent parent_pid=100 child_comm=parent child_pid=101",
+		"0.000005000 0 sched_switch prev_comm=parent prev_pid=100 prev_prio=120 prev_state=S next_comm=parent next_pid=101 next_prio=120",
+		"0.000006000 0 task_rename pid=101 oldcomm=parent newcomm=new",
+		"0.000007000 0 sched_switch prev_comm=new prev_pid=101 prev_prio=120 prev_state=S next_comm=a next_pid=300 next_prio=120",
+		"0.000008000 0 sched_switch prev_comm=a prev_pid=300 prev_prio=120 prev_state=S next_comm=swapper/0 next_pid=0 next_prio=120",
+		"0.000009000 0 sched_switch prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R next_comm=b next_pid=300 next_prio=120",
+	};
+	struct tools_fixture *f = *state;
+	struct frec_recorder *rec = synth_recorder(1);
+	char path[128];
+	struct captured c;
+
+	assert_non_null(rec);
+	frec_recorder__tick(rec, 1000);
+	synth_fork(rec, 1000, 0, 100, 100, "parent", 101, 101, "parent");
+	synth_rename(rec, 2000, 0, 101, 101, "parent", "old");
+	synth_exit(rec, 3000, 0, 101, 101, "old");
+	synth_fork(rec, 4000, 0, 100, 100, "parent", 101, 101, "parent");
+	synth_switch(rec, 5000, 0, 100, 100, "parent", 1, 101, 101, "parent");
+	synth_rename(rec, 6000, 0, 101, 101, "parent", "new");
+	synth_switch(rec, 7000, 0, 101, 101, "new", 1, 300, 300, "a");
+	synth_switch(rec, 8000, 0, 300, 300, "a", 1, 0, 0, "swapper/0");
+	synth_switch(rec, 9000, 0, 0, 0, "swapper/0", 0, 300, 400, "b");
+	assert_int_equal(synth_write(rec, f->dir, "reuse.frec", 20000), 0);
+	frec_recorder__free(rec);
+	snprintf(path, sizeof(path), "%s/reuse.frec", f->dir);
+
+	c = run_dump(path, false);
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect_lines(c.out, want, sizeof(want) / sizeof(want[0]), 0);
+	captured_free(&c);
+}
+
 /* Names come from the traced programs: nothing in them may split a text
  * field or break a JSON string. */
 static void test_hostile_names(void **state)
@@ -382,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_known_text, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_known_json, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_time_order, tools_fixture_setup_known, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse_names, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, tools_fixture_setup_known, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, tools_fixture_setup_known, tools_fixture_teardown),

@@ -242,12 +242,43 @@ static void test_bound_untracked(void **state)
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.threads, 16);	/* the idle task and 15 */
 	assert_int_equal(st.threads_untracked, 5);
+	assert_int_equal(st.max_threads, 16);
+	assert_int_equal(st.max_processes, 16);
+	/* small bounds: both tables start at their bound's 32 slots */
+	assert_int_equal(st.tasks_bytes, 32 * (sizeof(struct task) + sizeof(struct proc)));
 	assert_int_equal(synth_write(rec, dir, "b.frec", T0 + MS), 0);
 	newest_view(dir, "b.frec", 1019, &v);
 	assert_true(v.found);
 	assert_string_equal(v.comm, "t1019");
 	frec_recorder__free(rec);
 	synth_rmdir(dir);
+}
+
+/* tasks_bytes: the tables as grown so far, which tables_bytes counts at
+ * their bound, and the cmdlines as they are stored. */
+static void test_tasks_bytes_grow(void **state)
+{
+	struct frec_recorder *rec = tasks_recorder(4096, 64);
+	struct frec_recorder_stats st;
+	__u64 procs = 128 * sizeof(struct proc);	/* 64 at most: 128 slots */
+
+	frec_recorder__tick(rec, T0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.max_threads, 4096);
+	assert_int_equal(st.max_processes, 64);
+	assert_int_equal(st.tasks_bytes, 1024 * sizeof(struct task) + procs);
+	assert_true(st.tables_bytes >= 8192 * sizeof(struct task) + procs);
+	/* 600 threads and the idle task: more than half of 1024 slots */
+	for (__u32 tid = 1000; tid < 1600; tid++)
+		assert_int_equal(synth_switch(rec, T0 + tid, 0, 0, 0, "swapper/0", 0, tid, tid, "t"), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.threads, 601);
+	assert_int_equal(st.threads_untracked, 0);
+	assert_int_equal(st.tasks_bytes, 2048 * sizeof(struct task) + procs);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 7, "abc"), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.tasks_bytes, 2048 * sizeof(struct task) + procs + 4);
+	frec_recorder__free(rec);
 }
 
 /*
@@ -347,6 +378,47 @@ static void reuse(bool exit_recorded, bool parent_cmdline)
 	synth_rmdir(dir);
 }
 
+/*
+ * The pid comes back within a generation of its owner's exit: a new task
+ * (forked, renamed, exited) that has it when the old exit's turn comes
+ * must not be forgotten with the old one. Its last switch often lands in
+ * the next generation, first mentioned there as the waker of its parent
+ * (a record without its name): the generation must still name it.
+ */
+static void test_reuse_before_forget(void **state)
+{
+	struct frec_recorder *rec = tasks_recorder(1024, 64);
+	struct seen_thread v;
+	char dir[64];
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	frec_recorder__tick(rec, T0);
+	/* the old task 101: forked, renamed, exited */
+	assert_int_equal(synth_fork(rec, T0 + 1000, 0, 100, 100, "parent", 101, 101, "parent"), 0);
+	assert_int_equal(synth_rename(rec, T0 + 2000, 0, 101, 101, "parent", "old"), 0);
+	assert_int_equal(synth_exit(rec, T0 + 3000, 0, 101, 101, "old"), 0);
+	frec_recorder__tick(rec, T0 + MS);
+	/* the new task 101, the whole life in the next generation */
+	assert_int_equal(synth_fork(rec, T0 + MS + 1000, 0, 100, 100, "parent", 101, 101,
+				    "parent"), 0);
+	assert_int_equal(synth_rename(rec, T0 + MS + 2000, 0, 101, 101, "parent", "new"), 0);
+	assert_int_equal(synth_exit(rec, T0 + MS + 3000, 0, 101, 101, "new"), 0);
+	frec_recorder__tick(rec, T0 + 2 * MS);	/* the old exit's turn */
+	/* its last moments: it wakes its parent, then switches away dead */
+	assert_int_equal(synth_wake(rec, FREC_EV_SCHED_WAKING, T0 + 2 * MS + 1000, 0, 101, 101,
+				    100, 100, "parent", 1), 0);
+	assert_int_equal(synth_switch(rec, T0 + 2 * MS + 2000, 0, 101, 101, "new", 0x20, 0, 0,
+				      "swapper/0"), 0);
+	assert_int_equal(synth_write(rec, dir, "r.frec", T0 + 3 * MS), 0);
+
+	newest_view(dir, "r.frec", 101, &v);
+	assert_true(v.found);
+	assert_int_equal(v.tgid, 101);
+	assert_string_equal(v.comm, "new");
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 static void test_reuse_exit_lost(void **state)
 {
 	reuse(false, true);
@@ -368,9 +440,11 @@ int main(void)
 		cmocka_unit_test(test_evict_unseen),
 		cmocka_unit_test(test_evict_processes_when_half_full),
 		cmocka_unit_test(test_bound_untracked),
+		cmocka_unit_test(test_tasks_bytes_grow),
 		cmocka_unit_test(test_exec_from_thread),
 		cmocka_unit_test(test_reuse_exit_lost),
 		cmocka_unit_test(test_reuse_exit_recorded),
+		cmocka_unit_test(test_reuse_before_forget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
