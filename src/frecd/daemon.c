@@ -37,10 +37,11 @@
 #include "frecd/triggers.h"
 
 enum { TAG_TIMER = 1, TAG_RING, TAG_SIGNAL, TAG_WRITER, TAG_PROC };
-/* How often the online CPUs are read again, and how often the warning that
- * --max-size cuts the window may repeat. */
+/* How often the online CPUs are read again, and how often each of the
+ * warnings that --max-size cuts the window or --max-threads is too small
+ * may repeat. */
 #define ONLINE_CHECK_NS		1000000000ull
-#define WINDOW_WARN_NS		600000000000ull
+#define WARN_REPEAT_NS		600000000000ull
 /* The on-snapshot program's pipes: clear of the service's tags (service.h). */
 #define TAG_ON_SNAPSHOT	0x300
 
@@ -63,6 +64,8 @@ struct frecd_daemon {
 	struct frecd_bpf_rings *ring_set;	/* NULL without BPF */
 	__u64 online_checked;		/* CLOCK_MONOTONIC of the last read */
 	__u64 window_warned;		/* CLOCK_MONOTONIC of the last warning, 0: none */
+	__u64 tasks_warned;		/* the same for the full task table */
+	__u64 untracked_warned;		/* threads_untracked when it was said */
 	bool stopping;
 	__u64 probe_hits[FREC_MAX_PROBES];	/* records per probe id, for status */
 	__u64 malformed;		/* records the recorder refused */
@@ -434,40 +437,59 @@ static struct frecd_triggers_hooks trigger_hooks(struct frecd_daemon *d)
 
 /*
  * Said when --max-size cuts the window below --window, at most every
- * WINDOW_WARN_NS (a window at the edge may be cut and not by turns, every
+ * WARN_REPEAT_NS (a window at the edge may be cut and not by turns, every
  * period): the span the memory holds and what would hold the window. frec
  * status shows it all along.
  */
-static void check_window(struct frecd_daemon *d, __u64 mono)
+static void check_window(struct frecd_daemon *d, __u64 mono, const struct frec_recorder_stats *rs)
 {
 	struct frecd_status st;
 	char have[32], need[32];
 
-	memset(&st, 0, sizeof(st));
-	frec_recorder__stats(d->rec, &st.rec);
-	if (!st.rec.window_cut ||
-	    (d->window_warned && mono - d->window_warned < WINDOW_WARN_NS))
+	if (!rs->window_cut || (d->window_warned && mono - d->window_warned < WARN_REPEAT_NS))
 		return;
+	memset(&st, 0, sizeof(st));
+	st.rec = *rs;
 	d->window_warned = mono;
 	st.min_age_ns = d->opts->config.min_age_ns;
 	st.max_bytes = d->opts->config.max_bytes;
-	log_warn("the window holds %.3f s, not the %.3g s of --window: --max-size %s cuts it; about --max-size %s would hold it",
+	log_warn("the window holds %.3f s, not the %.9g s of --window: --max-size %s cuts it; about --max-size %s would hold it",
 		 st.rec.window_start_ts && st.rec.window_end_ts > st.rec.window_start_ts ?
 		 (st.rec.window_end_ts - st.rec.window_start_ts) / 1e9 : 0.0,
 		 st.min_age_ns / 1e9, frecd_format_size(st.max_bytes, have, sizeof(have)),
 		 frecd_format_size(frecd_status__window_needed(&st), need, sizeof(need)));
 }
 
+/*
+ * Said when the task table was full for a thread (threads_untracked grew),
+ * at most every WARN_REPEAT_NS: on a machine that runs more threads than
+ * --max-threads it would grow all the time. frec status shows the count.
+ */
+static void check_tasks(struct frecd_daemon *d, __u64 mono, const struct frec_recorder_stats *rs)
+{
+	if (rs->threads_untracked <= d->untracked_warned ||
+	    (d->tasks_warned && mono - d->tasks_warned < WARN_REPEAT_NS))
+		return;
+	d->tasks_warned = mono;
+	d->untracked_warned = rs->threads_untracked;
+	log_warn("the thread table is full (--max-threads %u, %u threads held): %llu thread mentions since start found no room, and those threads are named from their own records only; raise --max-threads",
+		 rs->max_threads, rs->threads, (unsigned long long)rs->threads_untracked);
+}
+
 /* On the tick: what changes slowly. */
 static void tick_checks(struct frecd_daemon *d)
 {
 	__u64 mono = frecd_clock__mono_ns();
+	struct frec_recorder_stats rs;
 
 	if (d->ring_set && mono - d->online_checked >= ONLINE_CHECK_NS) {
 		d->online_checked = mono;
 		frecd_bpf_rings__check_online(d->ring_set);
 	}
-	check_window(d, mono);
+	/* read once for both warnings */
+	frec_recorder__stats(d->rec, &rs);
+	check_window(d, mono, &rs);
+	check_tasks(d, mono, &rs);
 }
 
 /*
@@ -621,6 +643,7 @@ static void teardown(struct frecd_daemon *d)
 static void log_summary(struct frecd_daemon *d)
 {
 	struct frecd_status st;
+	__u64 waits, missed;
 
 	frecd_daemon__status(d, &st);
 	log_info("recorded %llu events, %llu lost, %llu filtered out; %llu snapshots written, %llu failed",
@@ -633,6 +656,10 @@ static void log_summary(struct frecd_daemon *d)
 	if (d->malformed || frecd_rings__skipped(d->rings))
 		log_warn("%llu malformed records were refused",
 			 (unsigned long long)(d->malformed + frecd_rings__skipped(d->rings)));
+	frecd_rings__busy(d->rings, &waits, &missed);
+	if (missed)
+		log_info("%llu of %llu drains gave up waiting for a record still being written (its CPU was held up): a record stamped before a seal then counts as lost",
+			 (unsigned long long)missed, (unsigned long long)waits);
 }
 
 int frecd_daemon__run(const struct frecd_daemon_opts *opts)

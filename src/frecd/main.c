@@ -431,7 +431,7 @@ int main(int argc, char **argv)
 			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ?
 			 triggers->specs[i].spec : "",
 			 strcmp(triggers->specs[i].name, triggers->specs[i].spec) ? ")" : "");
-	log_info("ready: pid %s, %zu programs (%s), %zu probes, window %.3g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
+	log_info("ready: pid %s, %zu programs (%s), %zu probes, window %.9g s / %s, period %llu ms, ring %s (%zu x %s), %s; SIGUSR1 writes a snapshot to %s",
 		 pid_text(pidbuf, sizeof(pidbuf)), frecd_bpf__nattached(bpf), frecd_bpf__raw_tp(bpf) ? "raw_tp" : "tp_btf",
 		 frec_probes__count(probes), opts.window_ns / 1e9,
 		 frecd_format_size(opts.max_bytes, sz1, sizeof(sz1)),

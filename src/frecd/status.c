@@ -69,6 +69,21 @@ static void text_namespaces(const struct frecd_status *st, FILE *out)
 		own(st->pidns_own), st->host_pid, own(st->proc_own), own(st->cgroupns_own));
 }
 
+/* The task and process tables: what they hold of their bound, what they
+ * dropped, and the thread mentions a full table could not take (--max-threads
+ * would have them). */
+static void text_tasks(const struct frec_recorder_stats *r, FILE *out)
+{
+	fprintf(out, LABEL "%u threads of %u, %u processes of %u, %llu bytes; evicted %llu threads, "
+		"%llu processes unseen for a window; %llu thread mentions found the table full",
+		"tasks", r->threads, r->max_threads, r->processes, r->max_processes,
+		(unsigned long long)r->tasks_bytes, (unsigned long long)r->threads_evicted,
+		(unsigned long long)r->processes_evicted, (unsigned long long)r->threads_untracked);
+	if (r->threads_untracked)
+		fputs(": raise --max-threads", out);
+	fputc('\n', out);
+}
+
 int frecd_status__text(const struct frecd_status *st, FILE *out)
 {
 	const struct frec_recorder_stats *r = &st->rec;
@@ -126,11 +141,11 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	fprintf(out, LABEL "every %u ms; longest wait %.1f ms, %llu waits over %u ms\n", "drain",
 		st->drain_period_ms, st->drain_gap_max_ns / 1e6,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
-	fprintf(out, LABEL "%.3f s, %llu bytes in %u generations (at least %.3g s, at most %llu bytes)\n",
+	fprintf(out, LABEL "%.3f s, %llu bytes in %u generations (at least %.9g s, at most %llu bytes)\n",
 		"window", window_span_s(st), (unsigned long long)r->window_bytes,
 		r->window_generations, st->min_age_ns / 1e9, (unsigned long long)st->max_bytes);
 	if (r->window_cut)
-		fprintf(out, LABEL "%.3f s, not %.3g s: --max-size cuts it; about %llu bytes would hold it\n",
+		fprintf(out, LABEL "%.3f s, not %.9g s: --max-size cuts it; about %llu bytes would hold it\n",
 			"window cut", window_span_s(st), st->min_age_ns / 1e9,
 			(unsigned long long)frecd_status__window_needed(st));
 	fprintf(out, LABEL "%llu events, %llu bytes (the generation being recorded)\n", "open",
@@ -147,6 +162,7 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 		(unsigned long long)r->events_discarded);
 	fprintf(out, LABEL "%llu bytes allocated for threads, processes and names (mapped as they fill)\n",
 		"tables", (unsigned long long)r->tables_bytes);
+	text_tasks(r, out);
 	if (st->rings.cpus) {
 		fprintf(out, LABEL "%llu bytes: %u CPUs online of %u possible, %llu bytes each (--ring-size %llu",
 			"rings", (unsigned long long)st->rings.total, st->rings.cpus,
@@ -342,6 +358,11 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 		(unsigned long long)r->pool_bytes, (unsigned long long)r->window_mem_max,
 		(unsigned long long)r->tables_bytes, (unsigned long long)st->rings.total,
 		(unsigned long long)r->events_discarded);
+	fprintf(out, "\"tasks\":{\"threads\":%u,\"max_threads\":%u,\"processes\":%u,\"max_processes\":%u,"
+		"\"bytes\":%llu,\"threads_evicted\":%llu,\"processes_evicted\":%llu,\"threads_untracked\":%llu},",
+		r->threads, r->max_threads, r->processes, r->max_processes,
+		(unsigned long long)r->tasks_bytes, (unsigned long long)r->threads_evicted,
+		(unsigned long long)r->processes_evicted, (unsigned long long)r->threads_untracked);
 	fprintf(out, "\"generations\":{\"sealed\":%llu,\"evicted\":%llu,\"early_evictions\":%llu,"
 		"\"late_events\":%llu,\"gaps\":%llu},",
 		(unsigned long long)r->generations_sealed, (unsigned long long)r->generations_evicted,

@@ -1,8 +1,9 @@
 #!/bin/sh
-# The control socket: its file modes, frec status and frec snapshot, the
-# answer to every malformed, oversized or unknown request, a peer that is not
-# root, too many clients, idle clients, a second frecd on the same socket, a
-# stale socket, and the socket gone after a clean stop.
+# The control socket: its file modes, frec status (with the task tables at
+# their default bounds) and frec snapshot, the answer to every malformed,
+# oversized or unknown request, a peer that is not root, too many clients,
+# idle clients, a second frecd on the same socket, a stale socket, and the
+# socket gone after a clean stop.
 . "$FREC_TEST_LIB"
 
 CLIENT="$PROGS/ctl_client"
@@ -51,6 +52,46 @@ grep -q '"snapshots":{"written":0,"failed":0,"in_progress":false,"last":null,' s
 	fail "status --json: snapshots: $(cat status.json)"
 grep -Eq '"retention":\{"keep":100,"keep_bytes":1073741824\},"probes":\[\],"triggers":\[\],"cgroups":\{"hierarchy":"[a-z0-9_]*","filters":\[\],"known":[0-9]+,"pending":[0-9]+,"unnamed":[0-9]+,"moves":[0-9]+\},"on_snapshot":null\}$' status.json ||
 	fail "status --json: retention and probes: $(cat status.json)"
+
+# --- the task tables at their default bounds ----------------------------------
+# kernel.threads-max, at most kernel.pid_max, within [65536, 2^20], and the
+# process table's bound the same
+max=$(awk -v t="$(cat /proc/sys/kernel/threads-max)" -v p="$(cat /proc/sys/kernel/pid_max)" \
+	'BEGIN { n = t + 0; if (p + 0 < n) n = p + 0; if (n < 65536) n = 65536; if (n > 1048576) n = 1048576; print n }')
+tasks=$(grep '^tasks ' status.out) || fail "status: no tasks line: $(cat status.out)"
+echo "$tasks" | grep -Eq "^tasks         [0-9]+ threads of $max, [0-9]+ processes of $max, [1-9][0-9]* bytes; evicted [0-9]+ threads, [0-9]+ processes unseen for a window; 0 thread mentions found the table full\$" ||
+	fail "status: tasks line (bounds $max): $tasks"
+# tfield FILE KEY: KEY of the status JSON's tasks object
+tfield() { grep -o '"tasks":{[^}]*}' "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }
+grep -Eq "\"tasks\":\{\"threads\":[0-9]+,\"max_threads\":$max,\"processes\":[0-9]+,\"max_processes\":$max,\"bytes\":[1-9][0-9]*,\"threads_evicted\":[0-9]+,\"processes_evicted\":[0-9]+,\"threads_untracked\":0\}," status.json ||
+	fail "status --json: tasks (bounds $max): $(grep -o '"tasks":{[^}]*}' status.json)"
+# the tables as grown so far are within what they may grow to
+tables=$(grep -o '"tables_bytes":[0-9]*' status.json | cut -d: -f2)
+[ "$(tfield status.json bytes)" -le "$tables" ] ||
+	fail "status --json: tasks bytes $(tfield status.json bytes) above tables_bytes $tables"
+[ "$(tfield status.json threads)" -ge 2 ] && [ "$(tfield status.json processes)" -ge 1 ] ||
+	fail "status --json: no threads or processes held: $(grep -o '"tasks":{[^}]*}' status.json)"
+# 100 threads more, all alive at once, are held: counted with the entries
+# evicted meanwhile (seeded threads asleep for a window), less a few for
+# threads that exit on their own during the test
+held() { echo $(($(tfield "$1" threads) + $(tfield "$1" threads_evicted))); }
+before=$(held status.json)
+mkfifo threads.in
+"$PROGS/threads" 100 < threads.in > threads.out &
+threads_pid=$!
+exec 3> threads.in
+wait_for threads.out '^ready$' "the 100 threads"
+more() {
+	"$FREC" status --json --socket "$sock" > tasks.json || return 1
+	[ "$(held tasks.json)" -ge $((before + 90)) ]
+}
+eventually more || fail "status: $(held tasks.json) threads held and evicted with 100 more running, $before before"
+assert_eq "status --json: untracked with room" 0 "$(tfield tasks.json threads_untracked)"
+echo >&3
+exec 3>&-
+wait "$threads_pid" || fail "threads failed"
+assert_eq "threads" done "$(tail -n 1 threads.out)"
+assert_eq "full-table warnings with room" 0 "$(grep -c 'thread table is full' "$WORK/frecd.log")"
 
 # --- snapshot: waits, prints the path, the reason is in the header ------------
 path=$("$FREC" snapshot --reason "from the socket test" --socket "$sock") || fail "frec snapshot failed"

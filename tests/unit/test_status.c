@@ -115,6 +115,14 @@ static void fill(struct frecd_status *st)
 	st->cgroups.pending = 1;
 	st->cgroups.unnamed = 2;
 	st->rec.cgroup_moves = 6;
+	st->rec.threads = 312;
+	st->rec.max_threads = 1048576;
+	st->rec.processes = 97;
+	st->rec.max_processes = 262144;
+	st->rec.tasks_bytes = 1572864;
+	st->rec.threads_evicted = 5;
+	st->rec.processes_evicted = 2;
+	st->rec.threads_untracked = 11;
 }
 
 static char *format(int (*fn)(const struct frecd_status *, FILE *), const struct frecd_status *st)
@@ -156,6 +164,7 @@ static void test_text(void **state)
 		"pool          12 of 1024 chunks in use, 67108864 bytes, 1 misses\n"
 		"memory        786432 bytes held for 118000 events, 6.66 bytes/event (at most 67108864 bytes, the window 62652416 of them), 17 events found no room\n"
 		"tables        7654321 bytes allocated for threads, processes and names (mapped as they fill)\n"
+		"tasks         312 threads of 1048576, 97 processes of 262144, 1572864 bytes; evicted 5 threads, 2 processes unseen for a window; 11 thread mentions found the table full: raise --max-threads\n"
 		"rings         1048576 bytes: 4 CPUs online of 240 possible, 262144 bytes each (--ring-size 65536, raised for --ring-min 262144); 1 CPUs came online later and are not recorded (restart frecd)\n"
 		"generations   123 sealed, 113 evicted, 0 evicted early; 2 events came after theirs was sealed (in the snapshot as lost), 1 gaps marked\n"
 		"snapshots     3 written, 1 failed, one in progress\n"
@@ -196,6 +205,7 @@ static void test_text(void **state)
 		"pool          0 of 0 chunks in use, 0 bytes, 0 misses\n"
 		"memory        0 bytes held for 0 events (at most 0 bytes, the window 0 of them), 0 events found no room\n"
 		"tables        0 bytes allocated for threads, processes and names (mapped as they fill)\n"
+		"tasks         0 threads of 0, 0 processes of 0, 0 bytes; evicted 0 threads, 0 processes unseen for a window; 0 thread mentions found the table full\n"
 		"generations   0 sealed, 0 evicted, 0 evicted early; 0 events came after theirs was sealed (in the snapshot as lost), 0 gaps marked\n"
 		"snapshots     0 written, 0 failed, none in progress\n"
 		"directory     /srv\n"
@@ -208,6 +218,12 @@ static void test_text(void **state)
 	st.recursion_counted = -1;
 	s = format(frecd_status__text, &st);
 	assert_non_null(strstr(s, "\nrecursion     not known yet (no program attached)\nstacks "));
+	free(s);
+
+	/* an hour's window is "3600 s", not "3.6e+03 s" */
+	st.min_age_ns = 3600000000000ull;
+	s = format(frecd_status__text, &st);
+	assert_non_null(strstr(s, "(at least 3600 s, at most 65536 bytes)\n"));
 	free(s);
 }
 
@@ -238,6 +254,8 @@ static void test_json(void **state)
 		"\"memory\":{\"bytes\":786432,\"events\":118000,\"bytes_per_event\":6.66,"
 		"\"max_bytes\":67108864,\"window_max_bytes\":62652416,\"tables_bytes\":7654321,"
 		"\"rings_bytes\":1048576,\"events_discarded\":17},"
+		"\"tasks\":{\"threads\":312,\"max_threads\":1048576,\"processes\":97,\"max_processes\":262144,"
+		"\"bytes\":1572864,\"threads_evicted\":5,\"processes_evicted\":2,\"threads_untracked\":11},"
 		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0,\"late_events\":2,\"gaps\":1},"
 		"\"snapshots\":{\"written\":3,\"failed\":1,\"in_progress\":true,"
 		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\"},"
@@ -276,6 +294,8 @@ static void test_json(void **state)
 		"\"pool\":{\"chunks_total\":0,\"chunks_in_use\":0,\"bytes\":0,\"misses\":0},"
 		"\"memory\":{\"bytes\":0,\"events\":0,\"bytes_per_event\":null,"
 		"\"max_bytes\":0,\"window_max_bytes\":0,\"tables_bytes\":0,\"rings_bytes\":0,\"events_discarded\":0},"
+		"\"tasks\":{\"threads\":0,\"max_threads\":0,\"processes\":0,\"max_processes\":0,"
+		"\"bytes\":0,\"threads_evicted\":0,\"processes_evicted\":0,\"threads_untracked\":0},"
 		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0,\"late_events\":0,\"gaps\":0},"
 		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
 		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[],\"triggers\":[],"
