@@ -775,6 +775,9 @@ static void print_json(struct frec_out *o, const char *path, __u64 fsize,
 	json_u64(o, "first_ts", first, true);
 	json_u64(o, "last_ts", last, true);
 	json_u64(o, "duration_ns", last - first, true);
+	/* Where the newest generation ends: when frecd cut the recording,
+	 * often after the last event (an idle machine records nothing). */
+	json_u64(o, "end_ts", in->gen_first != UINT64_MAX ? in->gen_last : 0, true);
 	json_u64(o, "generations", frec_walk__gens(w), true);
 	json_u64(o, "damaged", frec_walk__damaged(w), true);
 	json_u64(o, "events", in->events, true);

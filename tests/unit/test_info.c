@@ -65,7 +65,7 @@ static void test_json(void **state)
 	expect(c.out, "\"format_version\":2,");
 	expect(c.out, "\"ncpus\":2,");
 	expect(c.out, "\"reason\":\"synth\",");
-	expect(c.out, "\"first_ts\":1000000000,\"last_ts\":1001003000,\"duration_ns\":1003000,"
+	expect(c.out, "\"first_ts\":1000000000,\"last_ts\":1001003000,\"duration_ns\":1003000,\"end_ts\":1001010000,"
 		      "\"generations\":2,\"damaged\":0,\"events\":12,");
 	expect(c.out, "\"events_by_type\":{\"sched_switch\":4,\"sched_waking\":1,\"sched_wakeup\":0,"
 		      "\"sched_wakeup_new\":0,\"sched_process_fork\":1,\"sched_process_exec\":1,"
