@@ -3,7 +3,7 @@
  * runq_spike: a thread that waits a known time in the run queue, for the
  * trigger tests (runq>DUR) and the trigger benchmark.
  *
- *   runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] SPIKES INTERVAL_MS
+ *   runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] [-m MOVE_MS] SPIKES INTERVAL_MS
  *
  * Two threads are pinned to CPU (default: the last CPU this process may
  * use): "victim", an ordinary thread that sleeps in read() until it is
@@ -18,6 +18,13 @@
  * The spiker wakes the victim itself, while it holds the CPU: the wait does
  * not depend on how fast the main thread's wakeup reaches the spiker (slow
  * under emulation), only on the spin, which is measured in wall time.
+ *
+ * With -m, MOVE_MS into each spin the main thread moves the spiker to
+ * another CPU (its affinity: the kernel's stopper takes the spiker's CPU to
+ * move it, so the spin is two runs) and prints "moved TID to CPU N" (once
+ * it runs again: the spiker may now hold the main thread's CPU).
+ * Timed from the spin's own start, not from outside: a taskset run by the
+ * test came too late under emulation on a loaded host.
  *
  * Prints "pid P", "cpu C", "victim TID", "spiker TID", then per spike
  * "spike I woken NS ran NS wait_us US" (CLOCK_BOOTTIME, the clock of frec's
@@ -48,10 +55,11 @@ static int cpu = -1;
 static unsigned long long spin_ns = 50 * NSEC_PER_MSEC;
 static int spiker_in[2], victim_in[2], report_out[2], ready_out[2];
 static volatile unsigned long long woken_ns;	/* written before the victim's wakeup */
+static volatile unsigned long long spin_start_ns;	/* CLOCK_MONOTONIC, each spin's start */
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] SPIKES INTERVAL_MS\n");
+	fprintf(stderr, "usage: runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] [-m MOVE_MS] SPIKES INTERVAL_MS\n");
 	exit(2);
 }
 
@@ -122,6 +130,7 @@ static void *spiker(void *arg)
 	write_all(ready_out[1], &tid, sizeof(tid));
 	while (!wait_for(spiker_in[0])) {
 		t0 = now_ns(CLOCK_MONOTONIC);
+		spin_start_ns = t0;
 		while (now_ns(CLOCK_MONOTONIC) - t0 < NSEC_PER_MSEC)
 			;
 		woken_ns = now_ns(CLOCK_BOOTTIME);
@@ -170,20 +179,46 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), int fifo)
 	return err;
 }
 
+/* -m: move_ns into the spin that just began, pin the spiker to CPU other. */
+static int move_spiker(int tid, int other, unsigned long long move_ns)
+{
+	unsigned long long t;
+	struct timespec at;
+	cpu_set_t set;
+
+	while (!(t = spin_start_ns))
+		usleep(100);
+	t += move_ns;
+	at.tv_sec = t / 1000000000ull;
+	at.tv_nsec = t % 1000000000ull;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+		;
+	CPU_ZERO(&set);
+	CPU_SET(other, &set);
+	if (sched_setaffinity(tid, sizeof(set), &set)) {
+		perror("runq_spike: sched_setaffinity (the move)");
+		return 1;
+	}
+	printf("moved %d to CPU %d\n", tid, other);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long long first_ns = 200 * NSEC_PER_MSEC, interval_ns, r[2];
+	unsigned long long first_ns = 200 * NSEC_PER_MSEC, interval_ns, r[2], move_ns = 0;
 	long spikes, i;
-	int opt, err, tid[2], last = -1;
+	int opt, err, tid[2], last = -1, other = -1;
 	pthread_t tv, ts;
 	struct timespec at;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "+c:s:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:s:f:m:")) != -1) {
 		switch (opt) {
 		case 'c': cpu = number(optarg); break;
 		case 's': spin_ns = number(optarg) * NSEC_PER_MSEC; break;
 		case 'f': first_ns = number(optarg) * NSEC_PER_MSEC; break;
+		case 'm': move_ns = number(optarg) * NSEC_PER_MSEC; break;
 		default: usage();
 		}
 	}
@@ -216,6 +251,13 @@ int main(int argc, char **argv)
 	if (CPU_COUNT(&set) > 1) {
 		CPU_CLR(cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
+		for (i = 0; i < CPU_SETSIZE && other < 0; i++)
+			if (CPU_ISSET(i, &set))
+				other = i;
+	}
+	if (move_ns && (other < 0 || move_ns >= spin_ns)) {
+		fprintf(stderr, "runq_spike: -m needs another CPU and a move inside the spin\n");
+		return 2;
 	}
 
 	if (pipe(spiker_in) || pipe(victim_in) || pipe(report_out) || pipe(ready_out)) {
@@ -246,7 +288,10 @@ int main(int argc, char **argv)
 		at.tv_nsec = t % 1000000000ull;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
 			;
+		spin_start_ns = 0;
 		write_all(spiker_in[1], "s", 1);
+		if (move_ns && move_spiker(tid[1], other, move_ns))
+			return 1;
 		if (read(report_out[0], r, sizeof(r)) != sizeof(r)) {
 			fprintf(stderr, "runq_spike: the victim did not report\n");
 			return 1;
