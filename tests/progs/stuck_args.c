@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/fuse.h>
 #include <sys/mman.h>
@@ -244,12 +245,38 @@ static void report_thread(const char *name, pid_t tid)
 		name, (int)tid, tid ? task_state(tid) : '?', wchan);
 }
 
+/* CLOCK_MONOTONIC in ms: the 10 s below are real seconds, however slowly
+ * an emulated machine runs the loop (100 us sleeps that take 1 ms there
+ * made it 100 s, longer than the test waits). */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int trap(const char *path)
 {
 	pthread_t a, b;
 	char line[64];
+	long long until, since = 0;	/* since: both in place, from then on */
 	int fd, n;
 
+	/* Once the writer waits, a page fault of this thread waits too (before
+	 * 6.4's per-VMA locks, every fault takes the mmap lock for reading):
+	 * a first call of clock_gettime (the vDSO's data page), of a libc
+	 * function or of a lazily bound symbol would hang it there, before it
+	 * says anything, and the test would see an empty output. So each is
+	 * called once now, and every page mapped so far is faulted in and
+	 * locked, before the FUSE file is mapped (a lock of that would fault
+	 * it in through FUSE). */
+	until = now_ms();
+	(void)task_state((pid_t)syscall(SYS_gettid));
+	n = snprintf(line, sizeof(line), "trapped %d\n", (int)getpid());
+	dprintf(-1, "%s %lld %c %d", line, until, '?', n);	/* EBADF: nothing written */
+	if (mlockall(MCL_CURRENT))
+		perror("stuck_args: mlockall (the trap may not hold)");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		perror("stuck_args: open");
@@ -268,9 +295,21 @@ static int trap(const char *path)
 		fprintf(stderr, "stuck_args: pthread_create failed\n");
 		return 1;
 	}
-	/* No malloc from here on: it may need the lock. */
-	for (n = 0; !writer_tid || task_state(writer_tid) != 'D'; n++) {
-		if (n == 100000) {	/* 10 s: say where each thread is, for the test's log */
+	/* No malloc from here on: it may need the lock. The writer waiting
+	 * (D) for 200 ms on end, the holder asleep all along: a writer that
+	 * is in D for a moment, on a lock taken by a fault that then let it
+	 * go, gets it, and its mmap ends the trap (seen once under
+	 * emulation: "trapped" said, then the command line read). */
+	until = now_ms() + 10000;
+	while (!since || now_ms() - since < 200) {
+		char w = writer_tid ? task_state(writer_tid) : '?';
+		char h = holder_tid ? task_state(holder_tid) : '?';
+
+		if (w != 'D' || (h != 'S' && h != 'D'))
+			since = 0;
+		else if (!since)
+			since = now_ms();
+		if (now_ms() >= until) {	/* say where each thread is, for the test's log */
 			report_thread("holder", holder_tid);
 			report_thread("writer", writer_tid);
 			return 3;
