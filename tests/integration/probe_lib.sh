@@ -4,6 +4,14 @@
 TARGET="$PROGS/probe_target"
 TARGET_LIB="$PROGS/libfrectarget.so"
 [ -x "$TARGET" ] && [ -r "$TARGET_LIB" ] || fail "no $TARGET or $TARGET_LIB: run make progs"
+# Without BPF cookies (no_bpf_cookies) the tests probe nopie/probe_target,
+# the same program linked -no-pie; TARGET_PIE stays the PIE one, for the
+# refusal test_probe_bad_spec checks.
+TARGET_PIE=$TARGET
+if no_bpf_cookies; then
+	TARGET="$PROGS/nopie/probe_target"
+	[ -x "$TARGET" ] || fail "no $TARGET: run make progs"
+fi
 
 # start_target NAME ARGS...: run probe_target ARGS in the background with its
 # output in NAME.out, wait until it is ready (it then waits for SIGUSR1) and

@@ -62,6 +62,19 @@ bad "usdt:$TARGET_LIB:frec:none" "$(readlink -f "$TARGET_LIB") has no USDT probe
 bad "usdt:$TARGET:frec_target:global" "argument 1 of USDT probe frec_target:global is '-8@n_calls(%rip)', a form libbpf cannot read*: pass the probe a local copy of the value"
 
 
+# Without BPF cookies (before 5.15) a USDT probe in a PIE for every process
+# cannot be attached (libbpf finds its spec by address): frecd stops at start
+# with one line that names the kernel feature and the fix, -p PID.
+if no_bpf_cookies; then
+	pie="usdt:$TARGET_PIE:frec_target:tick"
+	"$FRECD" -o "$WORK/snaps" --probe "$pie" > out 2> err
+	rc=$?
+	[ "$rc" -ne 0 ] || fail "--probe '$pie' for every process without BPF cookies: exit 0"
+	want="probe '$pie': $TARGET_PIE: a USDT probe in a shared object (a library or a PIE executable) for every process needs BPF cookies (Linux 5.15): name the process with -p PID"
+	assert_eq "lines naming the PIE refusal" 1 "$(grep -cF "$want" err)"
+	note "PIE USDT without cookies: exit $rc: $(grep -F "$want" err)"
+fi
+
 # A runtime failure, not a usage error: without CAP_SYS_ADMIN the kernel
 # refuses uprobes (the scheduler programs still load with CAP_BPF and
 # CAP_PERFMON), and frecd exits 1 saying which capability is missing. Needs a

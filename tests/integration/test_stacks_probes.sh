@@ -51,7 +51,7 @@ printf '%s\n' "$entries" | while IFS= read -r line; do
 	assert_eq "an entry's innermost frame" frec_slow_fn "$(first_sym "$line")"
 	printf '%s\n' "$line" | grep -q '"module":"\[kernel\]"' && fail "a probe hit has kernel frames: $line"
 	printf '%s\n' "$line" | grep -o '{[^{}]*"sym":"frec_slow_fn"[^{}]*}' |
-		grep -Eq "\"module\":\"[^\"]*/slow_call\".*\"build_id\":\"[0-9a-f]{40}\"" ||
+		grep -Eq "\"module\":\"[^\"]*/$(basename "$SLOW")\".*\"build_id\":\"[0-9a-f]{40}\"" ||
 		fail "frec_slow_fn's module or build-id: $line"
 done || exit 1
 hit=$(grep '"type":"usdt"' dump.json | grep "\"tid\":$tid,")

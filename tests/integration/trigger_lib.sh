@@ -4,6 +4,8 @@
 
 SPIKE="$PROGS/runq_spike"
 SLOW="$PROGS/slow_call"
+# its USDT probe for every process: the -no-pie build without BPF cookies
+no_bpf_cookies && SLOW="$PROGS/nopie/slow_call"
 [ -x "$SPIKE" ] && [ -x "$SLOW" ] || fail "no $SPIKE or $SLOW: run make progs"
 
 # The names of frecd's and frec's trigger interface the tests read
@@ -33,11 +35,25 @@ snaps() {
 }
 
 # wait_snaps DIR N: wait until DIR holds N snapshot files, then until frecd
-# writes nothing more (a second one would be in progress).
+# writes nothing more (a second one would be in progress). On a timeout,
+# after frecd's log, frec status and runq_spike's outputs, runs
+# $WAIT_SNAPS_DIAG (a test's function) when set.
 wait_snaps() {
 	i=0
 	while [ "$(nsnaps "$1")" -lt "$2" ]; do
-		[ $i -lt 600 ] || { cat "$WORK/frecd.log" >&2; fail "$(nsnaps "$1") snapshots in $1 after 60 s, expected $2"; }
+		[ $i -lt 600 ] || {
+			msg="$(nsnaps "$1") snapshots in $1 after 60 s, expected $2"
+			cat "$WORK/frecd.log" >&2
+			# what frecd counted (the triggers' firings and
+			# suppressions, drops, recursion misses), then the
+			# spikes runq_spike made, then a test's own account
+			"$FREC" status --socket "$FRECD_SOCKET" >&2
+			for f in spike*.out; do
+				[ -e "$f" ] && { echo "$f:"; cat "$f"; } >&2
+			done
+			[ -z "${WAIT_SNAPS_DIAG:-}" ] || $WAIT_SNAPS_DIAG >&2
+			fail "$msg"
+		}
 		sleep 0.1; i=$((i + 1))
 	done
 	wait_idle
