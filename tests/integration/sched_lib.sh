@@ -41,14 +41,14 @@ frecd_stop() {
 	[ $rc -eq 0 ] || { cat "$WORK/frecd.log" >&2; fail "frecd exited $rc on SIGTERM"; }
 }
 
-# thread_names DUMP TID NAME: the names a `frec dump --json` gives thread
-# TID, in time order, for a thread born "pingpong" (a new thread takes its
-# creator's name) that renames itself NAME once. A thread may run, be
+# thread_names DUMP TID NAME [BIRTH]: the names a `frec dump --json` gives
+# thread TID, in time order, for a thread born BIRTH ("pingpong": a new
+# thread takes its creator's name) that is renamed NAME once. A thread may run, be
 # preempted or sleep (a page fault waiting for the mmap lock) any number of
 # times before it renames itself; under emulation it often does. Checks:
-# exactly one task_rename of TID, from pingpong to NAME; every event that
+# exactly one task_rename of TID, from BIRTH to NAME; every event that
 # names TID before it (fork, wakeup_new, switches out and in, wakings,
-# wakeups, migrations) says pingpong, every one after says NAME, with at
+# wakeups, migrations) says BIRTH, every one after says NAME, with at
 # least one on each side. Prints "ok BEFORE AFTER" (the counts of such
 # events) or the first event that breaks the rule.
 #
@@ -62,7 +62,7 @@ frecd_stop() {
 # dump shows that only if a generation starts inside that window, since a
 # generation names each thread after its first record.
 thread_names() {
-	awk -v tid="$2" -v new="$3" -v birth=pingpong "$jq_awk"'
+	awk -v tid="$2" -v new="$3" -v birth="${4:-pingpong}" "$jq_awk"'
 	function seen(name) {
 		if (renames) after++; else before++
 		if (name != (renames ? new : birth)) {
@@ -96,11 +96,11 @@ thread_names() {
 	}' "$1"
 }
 
-# assert_names DUMP TID NAME: thread_names, failing the test unless ok.
+# assert_names DUMP TID NAME [BIRTH]: thread_names, failing the test unless ok.
 assert_names() {
 	r=$(thread_names "$@")
 	case $r in
-	ok*) note "$3 ($2): $(echo "$r" | awk '{ print $2 }') events named pingpong, then its rename, then $(echo "$r" | awk '{ print $3 }') named $3" ;;
+	ok*) note "$3 ($2): $(echo "$r" | awk '{ print $2 }') events named ${4:-pingpong}, then its rename, then $(echo "$r" | awk '{ print $3 }') named $3" ;;
 	*) fail "names of $3 ($2): $r" ;;
 	esac
 }
