@@ -43,7 +43,7 @@ for t in $tests; do
 		skip=$((skip + 1)); echo "ok $n - $name # SKIP $(tail -n 1 "$work/log")"
 	else
 		fail=$((fail + 1)); echo "not ok $n - $name (exit $rc, ${secs}s)"
-		sed 's/^/#   /' "$work/log" | tail -n 40
+		sed 's/^/#   /' "$work/log" | tail -n 80
 	fi
 	[ $rc -eq 0 ] && rm -rf "$work"
 done

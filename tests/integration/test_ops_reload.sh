@@ -48,7 +48,9 @@ if [ -n "$CG" ] && mkdir "$CG/frec-it.$$.a" 2>/dev/null; then
 fi
 
 mkdir -m 700 snaps snaps2
-conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $fp"
+# A window of an hour: every snapshot must hold all that happened since
+# frecd started, and under emulation this test takes minutes.
+conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $fp"
 start_frecd --config "$cf"
 
 # --- before: tgt1 calls both functions; only fp is probed ------------------------
@@ -57,7 +59,7 @@ run_target tgt1
 status_until "fp entry hits before" "  probe 1     $fp (uprobe), $n hits"
 
 # --- reload: nofp instead of fp --------------------------------------------------
-conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $nofp"
+conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $nofp"
 reload
 grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), 0 triggers, all processes, wakeup off, -o $WORK/snaps, --keep 100, --keep-size 1G$" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no reloaded line"; }
@@ -84,16 +86,16 @@ assert_eq "lost events" 0 "$(jcount dump.json type=lost)"
 status_until "nofp entry hits" "  probe 1     $nofp (uprobe), $n hits"
 
 # --- an invalid file: the line is named, nothing changes --------------------------
-conf "output = $WORK/snaps" "window = 60" "max-size 128M" "probe = $fp"
+conf "output = $WORK/snaps" "window = 3600" "max-size 128M" "probe = $fp"
 reload
 grep -q "frecd error: reload failed: $cf:3: expected 'key = value', got 'max-size 128M'; the running configuration stays$" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no line number for the bad line"; }
-conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $nofp" "probe = uprobe:$TARGET:no_such_function"
+conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $nofp" "probe = uprobe:$TARGET:no_such_function"
 reload
 grep -q "frecd error: reload failed: $cf:5: probe 'uprobe:$TARGET:no_such_function': no function 'no_such_function' in $TARGET (not stripped): check the name with nm (C++ names are mangled); the running configuration stays$" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no line number for the bad probe"; }
 nopid=$(cat /proc/sys/kernel/pid_max)
-conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $nofp" "pid = $nopid"
+conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $nofp" "pid = $nopid"
 reload
 grep -q "frecd error: reload failed: $cf:5: pid $nopid: no such process; check the pid with ps; the running configuration stays$" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no line number for the bad pid"; }
@@ -106,23 +108,23 @@ assert_eq "probes after failed reloads" "probes        2" "$(grep '^probes' stat
 # --- what takes a restart is named and kept -----------------------------------------
 conf "output = $WORK/snaps" "window = 30" "max-size = 128M" "probe = $nofp"
 reload
-grep -q "frecd warn: reload: window changed from 60 s to 30 s, which takes a restart; still 60 s$" "$WORK/frecd.log" ||
+grep -q "frecd warn: reload: window changed from 3600 s to 30 s, which takes a restart; still 3600 s$" "$WORK/frecd.log" ||
 	{ cat "$WORK/frecd.log" >&2; fail "the window change is not reported"; }
 status
-assert_eq "window limit kept" "at least 60 s, at most 134217728 bytes)" "$(grep '^window' status.out | sed 's/.*(//')"
+assert_eq "window limit kept" "at least 3600 s, at most 134217728 bytes)" "$(grep '^window' status.out | sed 's/.*(//')"
 grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes, 0 triggers, all processes," "$WORK/frecd.log" ||
 	fail "the reload with unchanged probes should not attach them again"
 
 # --- the pid filter: on (programs reloaded), then off again -------------------------
 sleep 1000 &
 sleeper=$!
-conf "output = $WORK/snaps" "window = 60" "max-size = 128M" "probe = $nofp" "pid = $sleeper"
+conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $nofp" "pid = $sleeper"
 reload
 status
 assert_eq "filtered" "1 process (-p)," "$(grep '^recording' status.out | awk '{ print $2, $3, $4 }')"
 start_target tgt4 1 0 7 3
 run_target tgt4
-conf "output = $WORK/snaps2" "window = 60" "max-size = 128M" "probe = $nofp" "keep = 5"
+conf "output = $WORK/snaps2" "window = 3600" "max-size = 128M" "probe = $nofp" "keep = 5"
 reload
 status
 assert_eq "unfiltered again" "all processes," "$(grep '^recording' status.out | awk '{ print $2, $3 }')"
@@ -160,12 +162,12 @@ if [ -n "$cga" ]; then
 	base="output = $WORK/snaps2"
 	# The hierarchy was chosen at start: v2 here only if the cgroup2
 	# root had a child then. A cgroup= change is a restart's.
-	conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup_hierarchy = none"
+	conf "$base" "window = 3600" "max-size = 128M" "probe = $nofp" "cgroup_hierarchy = none"
 	reload
 	grep -q "frecd warn: reload: cgroup-hierarchy changed from auto to none: restart to change the hierarchy; still auto$" \
 		"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "the hierarchy change is not reported"; }
 	if "$FREC" status --json --socket "$FRECD_SOCKET" | grep -q '"cgroups":{"hierarchy":"v2"'; then
-		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup = /frec-it.$$.a"
+		conf "$base" "window = 3600" "max-size = 128M" "probe = $nofp" "cgroup = /frec-it.$$.a"
 		reload
 		grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), 0 triggers, filtered by --cgroup," \
 			"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no reloaded line with the cgroup filter"; }
@@ -175,16 +177,16 @@ if [ -n "$cga" ]; then
 		start_target tgt6 1 0 7 3
 		run_target tgt6
 		# another cgroup: the map is written in place, nothing swapped
-		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup = /"
+		conf "$base" "window = 3600" "max-size = 128M" "probe = $nofp" "cgroup = /"
 		reload
 		assert_eq "swaps after the cgroup filter changed" 3 "$(swaps)"
 		start_target tgt7 1 0 7 3
 		run_target tgt7
-		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp" "cgroup = /frec-it.$$.nosuch"
+		conf "$base" "window = 3600" "max-size = 128M" "probe = $nofp" "cgroup = /frec-it.$$.nosuch"
 		reload
 		grep -q "frecd error: reload failed: $cf:5: cgroup /frec-it.$$.nosuch: no cgroup /frec-it.$$.nosuch under $CG: give the path /proc/PID/cgroup shows for a process in it; the running configuration stays$" \
 			"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no line for an unknown cgroup"; }
-		conf "$base" "window = 60" "max-size = 128M" "probe = $nofp"
+		conf "$base" "window = 3600" "max-size = 128M" "probe = $nofp"
 		reload
 		assert_eq "swaps after the cgroup filter is off" 4 "$(swaps)"
 		snap3=$("$FREC" snapshot --socket "$FRECD_SOCKET") || fail "frec snapshot 3 failed"

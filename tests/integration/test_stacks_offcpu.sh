@@ -94,8 +94,11 @@ assert_eq "its comm" stk_worker "$(jvals offcpu.json comm)"
 total=$(jvals offcpu.json total_ns)
 max=$(jvals offcpu.json max_ns)
 note "worker: $nwhole blocks, $((total / 1000)) us off-CPU, longest $((max / 1000)) us"
-assert_range "its off-CPU time (ns)" $((nwhole * 20000000)) 2000000000 "$total"
-assert_range "its longest block (ns)" 20000000 "$total" "$max"
+# A block runs from the switch-out to the switch-in; the 20 ms timer was
+# armed a little before the switch-out (tens of us in an emulated VM), so
+# a block may be that much shorter than 20 ms: 1 ms is allowed for it.
+assert_range "its off-CPU time (ns)" $((nwhole * 19000000)) 2000000000 "$total"
+assert_range "its longest block (ns)" 19000000 "$total" "$max"
 case ";$(syms "$(cat offcpu.json)");" in
 *";stk_inner;stk_middle;stk_outer;"*) ;;
 *) fail "report --offcpu stack: $(cat offcpu.json)" ;;
