@@ -4,12 +4,14 @@
 # It reports what must stay flat or zero over hours: frecd's RSS, records
 # dropped, errors, and how long each snapshot takes.
 #
-#   sudo sh tests/soak/soak.sh [-d SECONDS] [-i SECONDS] [-w DIR] [-- FRECD_ARGS...]
+#   sudo sh tests/soak/soak.sh [-P] [-d SECONDS] [-i SECONDS] [-w DIR] [-- FRECD_ARGS...]
 #
 #   -d SECONDS  how long to run (default 1800, or $SOAK_DURATION)
 #   -i SECONDS  snapshot interval (default 10, or $SOAK_INTERVAL)
 #   -w DIR      keep the log, samples and last snapshots in DIR (default: a
 #               new directory under $TMPDIR, printed at the end)
+#   -P, --pid-wrap  churn pids through a lowered kernel.pid_max and check
+#               every thread name (below); for a VM: it changes the machine
 #   FRECD_ARGS  extra frecd options, e.g. --window 5 --max-size 32M
 #
 # Load: `perf bench sched pipe` in a loop (two processes ping-ponging through
@@ -26,6 +28,22 @@
 # Exit status 0 when frecd ran and stopped cleanly, logged no error
 # or warning, every snapshot was written and read back, and its RSS stayed
 # under the design's bound (window bytes + ring bytes + 16 MiB); else 1.
+#
+# --pid-wrap (-P): the load is tests/progs/pidchurn instead, forking
+# short-lived children as fast as it can, each naming itself after its
+# sequence number (some exec first), and logging which child had which pid
+# when. kernel.pid_max is lowered to $SOAK_PID_MAX (default 4096) for the
+# run, so that pids wrap every second or so, and set back on every exit
+# (the script says so); $SOAK_CHURN_ARGS adds pidchurn options (-j
+# forkers, -c children each, -x how often one execs). That is the whole
+# machine's pid_max: run it in a VM, not on a shared host (tests/vm does
+# not boot the soak; run it by hand in a VM of your own). Every snapshot is kept, and at the end each is
+# decoded with `frec dump` and checked by check_names.awk: every event that
+# names a churned thread must name it as the child that had its pid then
+# (or its parent, before its first rename); any wrong or stale name fails
+# the run. The checker holds the churn log in memory (about 100 bytes per
+# child). The summary adds how often pids wrapped, the events and names
+# checked, mismatches, and the table bytes `frec status` reports.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -37,16 +55,31 @@ DURATION=${SOAK_DURATION:-1800}
 INTERVAL=${SOAK_INTERVAL:-10}
 work=""
 
+PID_WRAP=0
+PID_MAX=${SOAK_PID_MAX:-4096}
+
 usage() {
-	sed -n '6,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '6,16p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
-while getopts d:i:w:h opt; do
+# --pid-wrap is -P (getopts knows no long options); FRECD_ARGS stay as given
+n=$#
+while [ $n -gt 0 ]; do
+	a=$1; shift; n=$((n - 1))
+	case $a in
+	--pid-wrap) a=-P ;;
+	--) set -- "$@" "$a"; while [ $n -gt 0 ]; do set -- "$@" "$1"; shift; n=$((n - 1)); done; break ;;
+	esac
+	set -- "$@" "$a"
+done
+
+while getopts d:i:w:Ph opt; do
 	case $opt in
 	d) DURATION=$OPTARG ;;
 	i) INTERVAL=$OPTARG ;;
 	w) work=$OPTARG ;;
+	P) PID_WRAP=1 ;;
 	*) usage ;;
 	esac
 done
@@ -68,19 +101,43 @@ mkdir -m 0700 "$snaps" || exit 1
 log=$work/frecd.log
 samples=$work/samples.tsv
 
-FRECD_PID="" LOAD_PID=""
+FRECD_PID="" LOAD_PID="" OLD_PID_MAX=""
 stop_load() {
 	[ -n "$LOAD_PID" ] || return 0
 	kill -TERM "-$LOAD_PID" 2>/dev/null || kill -TERM "$LOAD_PID" 2>/dev/null
+	[ "$PID_WRAP" -eq 1 ] && wait "$LOAD_PID" 2>/dev/null	# pidchurn flushes its log
 	LOAD_PID=""
+}
+restore_pid_max() {
+	[ -n "$OLD_PID_MAX" ] || return 0
+	if echo "$OLD_PID_MAX" > /proc/sys/kernel/pid_max; then
+		echo "soak: kernel.pid_max restored to $OLD_PID_MAX"
+	else
+		echo "soak: could not restore kernel.pid_max: set it back with sysctl kernel.pid_max=$OLD_PID_MAX" >&2
+	fi
+	OLD_PID_MAX=""
 }
 cleanup() {
 	stop_load
+	restore_pid_max
 	[ -n "$FRECD_PID" ] && kill -TERM "$FRECD_PID" 2>/dev/null
 	FRECD_PID=""
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+
+# --- pid_max (--pid-wrap) ----------------------------------------------------
+if [ "$PID_WRAP" -eq 1 ]; then
+	[ -x "$PROGS/pidchurn" ] || { echo "soak: --pid-wrap needs tests/progs/pidchurn: build it (make progs)" >&2; exit 1; }
+	case $PID_MAX in ''|*[!0-9]*) echo "soak: SOAK_PID_MAX '$PID_MAX' is not a number of pids" >&2; exit 2 ;; esac
+	old=$(cat /proc/sys/kernel/pid_max 2>/dev/null)
+	if [ -z "$old" ] || ! (echo "$PID_MAX" > /proc/sys/kernel/pid_max) 2>/dev/null; then
+		echo "soak: cannot set kernel.pid_max to $PID_MAX (read-only /proc/sys, as in a container, or outside the kernel's 301..4194304): run --pid-wrap as root in a VM" >&2
+		exit 1
+	fi
+	OLD_PID_MAX=$old
+	echo "soak: kernel.pid_max lowered from $old to $PID_MAX for this run (it is the whole machine's)"
+fi
 
 # --- frecd -------------------------------------------------------------------
 : > "$log"	# before the loop below reads it, not when the background job gets to it
@@ -95,7 +152,14 @@ while ! grep -q ' ready' "$log"; do
 done
 
 # --- load --------------------------------------------------------------------
-if [ -n "${SOAK_LOAD:-}" ]; then
+churnlog=$work/churn.log
+if [ "$PID_WRAP" -eq 1 ]; then
+	: > "$churnlog"
+	load_desc="pidchurn ${SOAK_CHURN_ARGS:-}(kernel.pid_max $PID_MAX)"
+fi
+if [ "$PID_WRAP" -eq 1 ]; then
+	: # started below, on its own
+elif [ -n "${SOAK_LOAD:-}" ]; then
 	load_desc=$SOAK_LOAD
 elif command -v perf >/dev/null 2>&1 && perf bench sched pipe -l 10 >/dev/null 2>&1; then
 	SOAK_LOAD="perf bench sched pipe -l 2000000"
@@ -107,8 +171,14 @@ else
 	echo "soak: no load: install perf, build the test programs (make progs) or set SOAK_LOAD" >&2
 	exit 1
 fi
-# setsid: the loop and its children form one group, stopped together
-setsid sh -c "while :; do $SOAK_LOAD >/dev/null 2>&1; done" &
+# setsid: the loop (or pidchurn) and its children form one group, stopped
+# together
+if [ "$PID_WRAP" -eq 1 ]; then
+	# shellcheck disable=SC2086 # SOAK_CHURN_ARGS: pidchurn options, split
+	setsid "$PROGS/pidchurn" -o "$churnlog" ${SOAK_CHURN_ARGS:-} 2> "$work/churn.err" &
+else
+	setsid sh -c "while :; do $SOAK_LOAD >/dev/null 2>&1; done" &
+fi
 LOAD_PID=$!
 
 clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
@@ -165,8 +235,12 @@ while :; do
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$rss" "$ms" "$events" "$lost" "$bytes" "$rc" \
 		"${drops:-0}" >> "$samples"
-	# keep the newest two snapshots only
-	ls -t "$snaps"/*.frec 2>/dev/null | tail -n +3 | while read -r old; do rm -f "$old"; done
+	# keep the newest two snapshots only; --pid-wrap checks them all at the end
+	if [ "$PID_WRAP" -eq 1 ]; then
+		echo "$file" >> "$work/snaps.list"
+	else
+		ls -t "$snaps"/*.frec 2>/dev/null | tail -n +3 | while read -r old; do rm -f "$old"; done
+	fi
 done
 
 cpu=$(cpu_ticks "$FRECD_PID")
@@ -174,11 +248,25 @@ cpu=$(cpu_ticks "$FRECD_PID")
 # within one such wait
 "$FREC" status --socket "$sock" > "$work/status.txt" 2>&1
 stop_load
+restore_pid_max
 kill -TERM "$FRECD_PID" 2>/dev/null
 wait "$FRECD_PID"
 frecd_rc=$?
 FRECD_PID=""
 elapsed=$(( $(date +%s) - start ))
+
+# --- names (--pid-wrap) ------------------------------------------------------
+names_ok=0
+if [ "$PID_WRAP" -eq 1 ]; then
+	grep '^C ' "$churnlog" | sort -k2,2n -k6,6n > "$work/churn.sorted"
+	while read -r f; do
+		echo "#snapshot $f"
+		"$FREC" dump "$f" || echo "#dump-failed $f"
+	done < "$work/snaps.list" 2> "$work/dump.err" |
+		awk -f "$here/check_names.awk" "$work/churn.sorted" - > "$work/names.txt"
+	grep -q '^names: ' "$work/names.txt" || names_ok=1
+	[ -s "$work/dump.err" ] && { names_ok=1; head -3 "$work/dump.err" | sed 's/^/#   /'; }
+fi
 
 # --- summary -----------------------------------------------------------------
 errors=$(grep -c 'frecd \(error\|warn\):' "$log")
@@ -219,6 +307,15 @@ END {
 			ev / m, by / m, maxdrops
 	}
 }' "$samples"
+if [ "$PID_WRAP" -eq 1 ]; then
+	# W J FORKS EXECS WRAPS, one per forker: every forker sees each wrap
+	awk '$1 == "W" { f += $3; x += $4; if ($5 > w) w = $5 }
+	     END { printf "  churn: %d children (%d exec), pids wrapped %d times (kernel.pid_max '"$PID_MAX"')\n", f, x, w }' "$churnlog"
+	sed -n 's/^names: snapshots \([0-9]*\) events \([0-9]*\) names \([0-9]*\) mismatches \([0-9]*\) unnamed \([0-9]*\) other \([0-9]*\) span_s \([0-9.]*\)/  names: \1 snapshots, \2 events of churned threads checked (\3 names, over \7 s), \4 mismatches, \5 unnamed; \6 names of other processes skipped/p' "$work/names.txt"
+	sed -n '1,5s/^mismatch: /#   /p' "$work/names.txt"
+	echo "  tables (frec status at the end): $(awk '$1 == "tables" { $1 = ""; sub(/^ +/, ""); print }' "$work/status.txt")"
+	echo "  churn log: $churnlog, names: $work/names.txt"
+fi
 echo "  samples: $samples, log: $log"
 
 ok=0
@@ -228,6 +325,10 @@ ok=0
 if [ -n "$bound_kb" ]; then
 	max=$(awk -F'\t' 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' "$samples")
 	[ "$max" -le "$bound_kb" ] || ok=1
+fi
+if [ "$PID_WRAP" -eq 1 ]; then
+	[ "$names_ok" -eq 0 ] || ok=1
+	awk '/^names: / { bad = $9 > 0 || $5 == 0 } END { exit bad }' "$work/names.txt" || ok=1
 fi
 [ $ok -eq 0 ] && echo "soak: PASS" || echo "soak: FAIL"
 exit $ok
