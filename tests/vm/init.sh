@@ -77,8 +77,10 @@ watchdog=$!
 		*) unset FREC_ATTACH FREC_FRECD_EXTRA_ARGS ;;
 		esac
 		echo "frec-vm: integration suite, attach $pass"
+		# Each test's hang limit (run.sh's 300 s) doubled: under emulation
+		# on a loaded host test_ops_reload took 263 s of it.
 		# shellcheck disable=SC2086
-		sh /frec/tests/integration/run.sh $FREC_VM_TESTS || rc=1
+		FREC_TEST_TIMEOUT=600 sh /frec/tests/integration/run.sh $FREC_VM_TESTS || rc=1
 	done
 	exit $rc
 )

@@ -39,7 +39,7 @@
 # Tools inside are busybox's (Debian's has no pgrep, pkill, nice, chrt) and
 # protoc.
 #
-# Host knobs (tests/vm/README): FREC_VM_KERNELS ("6.1 6.12"; 5.10 on request),
+# Host knobs (tests/vm/README): FREC_VM_KERNELS ("5.10 6.1 6.12"),
 # FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only), FREC_VM_TP_BTF_ARGS
 # ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS ("--attach raw_tp"),
 # FREC_VM_TIMEOUT (seconds per VM, 1500), FREC_VM_ACCEL (tcg|kvm, detected),
@@ -238,7 +238,7 @@ kernel_fetch() {
 
 # The kernels that cannot be had are counted as failures at the end.
 kernels="" kfail=0
-for series in ${FREC_VM_KERNEL_PKG:-${FREC_VM_KERNELS-6.1 6.12}}; do
+for series in ${FREC_VM_KERNEL_PKG:-${FREC_VM_KERNELS-5.10 6.1 6.12}}; do
 	if kpkg=$(kernel_fetch "$series"); then
 		kernels="$kernels $series=$kpkg"
 	else
