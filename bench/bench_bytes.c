@@ -58,6 +58,26 @@ static void take_bytes(struct cur *c, uint64_t n, uint64_t *bucket)
 	*bucket += n;
 }
 
+/*
+ * A wide field (format.h: v * (G + 1) + h): what the plain value would take
+ * goes to *bucket (and *lens), the bytes the high part h adds to *extra.
+ * The plain value; *esc when h is the escape.
+ */
+static uint64_t take_wide(struct cur *c, uint32_t groups, uint64_t *bucket, uint64_t *lens,
+			  uint64_t *extra, bool *esc)
+{
+	uint64_t scratch = 0, x = take_varint(c, &scratch, NULL), v = x / ((uint64_t)groups + 1);
+	uint64_t n = varint_len(v);
+
+	*esc = x % ((uint64_t)groups + 1) == groups;
+	n = n < scratch ? n : scratch;
+	*bucket += n;
+	*extra += scratch - n;
+	if (lens)
+		lens[(n < BB_LENS ? n : BB_LENS) - 1]++;
+	return v;
+}
+
 /* A `str`: varint length, the bytes, a NUL. */
 static void take_str(struct cur *c, uint64_t *bucket)
 {
@@ -66,23 +86,37 @@ static void take_str(struct cur *c, uint64_t *bucket)
 	take_bytes(c, n + 1, bucket);
 }
 
-/* One event of the stream, every field in its bucket. */
-static void take_event(struct cur *c, struct bench_bytes *b)
+/* One event of the stream, every field in its bucket; groups: the block's
+ * G of the wide cpu encoding (0: plain). */
+static void take_event(struct cur *c, struct bench_bytes *b, uint32_t groups)
 {
 	const uint8_t *start = c->p;
 	unsigned tag, type, cpu, info, k;
 	uint64_t *ti = &b->tidx, *tl = b->tidx_n;
+	bool esc = false, tesc = false;
 
 	tag = take_byte(c, &b->tag);
 	type = tag & EV_TYPE_MASK;
 	cpu = tag >> EV_CPU_SHIFT;
-	if (cpu == EV_CPU_ESC) {
+	if (!groups && cpu == EV_CPU_ESC) {
 		take_varint(c, &b->cpu_esc, NULL);
 		b->cpu_esc_events++;
 	}
 	if (type == FREC_EV_ESCAPE)
 		type = (unsigned)take_varint(c, &b->xtype, NULL);
-	take_varint(c, &b->dts, b->dts_n);
+	if (!groups) {
+		take_varint(c, &b->dts, b->dts_n);
+	} else {
+		/* the cpu's high part: the bytes it adds to the time delta */
+		uint64_t before = b->cpu_esc;
+
+		take_wide(c, groups, &b->dts, b->dts_n, &b->cpu_esc, &esc);
+		if (esc) {
+			take_varint(c, &b->cpu_esc, NULL);
+			take_varint(c, &b->dts, b->dts_n);
+		}
+		b->cpu_esc_events += b->cpu_esc != before;
+	}
 	info = take_byte(c, &b->info);
 	if (info & INFO_T)
 		take_varint(c, ti, tl);
@@ -102,12 +136,15 @@ static void take_event(struct cur *c, struct bench_bytes *b)
 	case FREC_EV_SCHED_WAKING:
 	case FREC_EV_SCHED_WAKEUP:
 	case FREC_EV_SCHED_WAKEUP_NEW:
-		take_varint(c, ti, tl);
+		if (groups)
+			take_wide(c, groups, ti, tl, &b->target_cpu_esc, &tesc);
+		else
+			take_varint(c, ti, tl);
 		if (info & WK_WAKER)
 			take_varint(c, ti, tl);
 		if (info & WK_PRIO)
 			take_varint(c, &b->prio, NULL);
-		if ((info >> WK_CPU_SHIFT) == EV_CPU_ESC)
+		if (groups ? tesc : (info >> WK_CPU_SHIFT) == EV_CPU_ESC)
 			take_varint(c, &b->target_cpu_esc, NULL);
 		break;
 	case FREC_EV_PROCESS_FORK:
@@ -233,6 +270,23 @@ static void take_tables(struct cur *c, struct bench_bytes *b, uint32_t version, 
 	take_bytes(c, (uint64_t)(c->end - c->p), &b->tab_sections);	/* ignored tail */
 }
 
+/* The block's G (format.h), from the CPU count in its summary, which
+ * follows the event stream: seq, start_ts, end_ts, events, the counts by
+ * type, then the CPUs. */
+static uint32_t block_groups(const uint8_t *p, const uint8_t *end, uint32_t version)
+{
+	struct cur c = { p, end, 0 };
+	uint64_t skip = 0, n;
+
+	for (int k = 0; k < 4; k++)
+		take_varint(&c, &skip, NULL);
+	n = take_varint(&c, &skip, NULL);
+	for (uint64_t i = 0; i < n && !c.bad; i++)
+		take_varint(&c, &skip, NULL);
+	n = take_varint(&c, &skip, NULL);
+	return c.bad || n > FREC_MAX_CPUS ? 0 : cpu_groups(version, (uint32_t)n);
+}
+
 static int take_file(const uint8_t *buf, size_t len, struct bench_bytes *b)
 {
 	uint32_t version, body;
@@ -250,6 +304,7 @@ static int take_file(const uint8_t *buf, size_t len, struct bench_bytes *b)
 		const uint8_t *h = buf + off;
 		uint32_t flags, plen, rlen, elen;
 		uint64_t nev = b->events;
+		uint32_t groups;
 		struct cur c;
 
 		if (len - off < BLOCK_HDR_LEN || memcmp(h, BLOCK_MAGIC, BLOCK_MAGIC_LEN))
@@ -268,9 +323,10 @@ static int take_file(const uint8_t *buf, size_t len, struct bench_bytes *b)
 			off += plen;
 			continue;
 		}
+		groups = block_groups(buf + off + elen, buf + off + plen, version);
 		c = (struct cur){ buf + off, buf + off + elen, 0 };
 		while (c.p < c.end && !c.bad)
-			take_event(&c, b);
+			take_event(&c, b, groups);
 		b->ev_total += elen;
 		c = (struct cur){ buf + off + elen, buf + off + plen, c.bad };
 		take_tables(&c, b, version, b->events - nev);
@@ -396,7 +452,7 @@ void bench_bytes__print(const struct bench_bytes *b, FILE *f)
 		(unsigned long long)n, (unsigned long long)b->blocks, (unsigned long long)b->file);
 	fprintf(f, "    event stream        %5.2f\n", per(b->ev_total, n));
 	fprintf(f, "      tag                 %5.2f\n", per(b->tag, n));
-	fprintf(f, "      cpu varint          %5.2f  (cpu >= 15: %.1f%% of events)\n",
+	fprintf(f, "      cpu past the tag    %5.2f  (%.1f%% of events pay for it)\n",
 		per(b->cpu_esc, n), pct(b->cpu_esc_events, n));
 	fprintf(f, "      time delta          %5.2f  (", per(b->dts, n));
 	print_lens(f, b->dts_n);
@@ -406,7 +462,7 @@ void bench_bytes__print(const struct bench_bytes *b, FILE *f)
 		per(ntidx, n));
 	print_lens(f, b->tidx_n);
 	fprintf(f, "; past 2 bytes: %.2f)\n", per(big, n));
-	fprintf(f, "      target_cpu varint   %5.2f\n", per(b->target_cpu_esc, n));
+	fprintf(f, "      target_cpu extra    %5.2f\n", per(b->target_cpu_esc, n));
 	fprintf(f, "      prio                %5.2f\n", per(b->prio, n));
 	fprintf(f, "      prev_state varint   %5.2f\n", per(b->state_esc, n));
 	fprintf(f, "      migrate cpus        %5.2f\n", per(b->migrate_cpus, n));
@@ -445,11 +501,11 @@ void bench_bytes__json(const struct bench_bytes *b, FILE *f)
 #define F(name, v) fprintf(f, ", \"" name "\": %.4f", per(v, n))
 	F("event_stream", b->ev_total);
 	F("tag", b->tag);
-	F("cpu_varint", b->cpu_esc);
+	F("cpu_past_tag", b->cpu_esc);
 	F("time_delta", b->dts);
 	F("info", b->info);
 	F("thread_indices", b->tidx);
-	F("target_cpu_varint", b->target_cpu_esc);
+	F("target_cpu_extra", b->target_cpu_esc);
 	F("prio", b->prio);
 	F("prev_state_varint", b->state_esc);
 	F("migrate_cpus", b->migrate_cpus);
@@ -462,7 +518,7 @@ void bench_bytes__json(const struct bench_bytes *b, FILE *f)
 	F("table_rest", b->tab_probes + b->tab_strings + b->tab_cgroups + b->tab_sections);
 	F("framing", b->file_hdr + b->block_hdr + b->deflated);
 #undef F
-	fprintf(f, ", \"cpu_varint_events_share\": %.4f", per(b->cpu_esc_events, n));
+	fprintf(f, ", \"cpu_past_tag_events_share\": %.4f", per(b->cpu_esc_events, n));
 	fprintf(f, ", \"thread_indices_per_event\": %.4f, \"thread_index_lens\": [",
 		per(b->tidx_n[0] + b->tidx_n[1] + b->tidx_n[2] + b->tidx_n[3] + b->tidx_n[4], n));
 	for (int i = 0; i < BB_LENS; i++)

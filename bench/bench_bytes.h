@@ -29,13 +29,19 @@ struct bench_bytes {
 	uint64_t file_hdr, block_hdr;
 	/* the event streams, by field */
 	uint64_t ev_total;		/* every event byte: the sum of those below */
-	uint64_t tag, cpu_esc, xtype, dts, info;
+	uint64_t tag, xtype, dts, info;
+	uint64_t cpu_esc;		/* the cpu's bytes past the tag: its varint
+					 * (cpu >= 15), or in the wide encoding
+					 * (format.h) what its high part adds to the
+					 * time delta, and escaped cpus */
 	uint64_t tidx;			/* thread indices: the event's own (T) and the
 					 * body's prev, next, pid, waker, parent, child */
-	uint64_t prio, target_cpu_esc, state_esc, migrate_cpus;
+	uint64_t prio, state_esc, migrate_cpus;
+	uint64_t target_cpu_esc;	/* a waking's target_cpu past its info byte:
+					 * likewise, in the woken thread's index */
 	uint64_t other;			/* probe ids and args, lost counts, exec/exit
 					 * extras, stacks, extended bodies */
-	uint64_t cpu_esc_events;	/* events whose cpu is in a varint (cpu >= 15) */
+	uint64_t cpu_esc_events;	/* events whose cpu costs bytes past the tag */
 	uint64_t tidx_n[BB_LENS];	/* thread indices by varint length */
 	uint64_t dts_n[BB_LENS];	/* time deltas by varint length */
 	uint64_t type_events[FREC_EV__MAX + 1], type_bytes[FREC_EV__MAX + 1];

@@ -394,16 +394,33 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	unsigned info = 0;
 
 	uint32_t nib = type < EXT_TYPE_MIN ? type : FREC_EV_ESCAPE;
+	uint64_t dts = zigzag((int64_t)(ev->ts - g->prev_ts)), v;
 
-	if (likely(cpu < EV_CPU_ESC)) {
-		*p++ = (uint8_t)(nib | cpu << EV_CPU_SHIFT);
+	if (likely(!r->cpu_groups)) {
+		if (likely(cpu < EV_CPU_ESC)) {
+			*p++ = (uint8_t)(nib | cpu << EV_CPU_SHIFT);
+		} else {
+			*p++ = (uint8_t)(nib | EV_CPU_ESC << EV_CPU_SHIFT);
+			p = put_varint(p, cpu);
+		}
+		if (unlikely(nib == FREC_EV_ESCAPE))
+			p = put_varint(p, type);
+		p = put_varint(p, dts);
+	} else if (likely(cpu < r->ncpus &&
+			  wide_pack(dts, r->cpu_groups, cpu >> EV_CPU_GROUP_SHIFT, &v))) {
+		/* wide: the cpu's high part rides in the time delta (format.h) */
+		*p++ = (uint8_t)(nib | (cpu & EV_CPU_ESC) << EV_CPU_SHIFT);
+		if (unlikely(nib == FREC_EV_ESCAPE))
+			p = put_varint(p, type);
+		p = put_varint(p, v);
 	} else {
-		*p++ = (uint8_t)(nib | EV_CPU_ESC << EV_CPU_SHIFT);
+		*p++ = (uint8_t)nib;
+		if (unlikely(nib == FREC_EV_ESCAPE))
+			p = put_varint(p, type);
+		p = put_varint(p, r->cpu_groups);	/* the escape */
 		p = put_varint(p, cpu);
+		p = put_varint(p, dts);
 	}
-	if (unlikely(nib == FREC_EV_ESCAPE))
-		p = put_varint(p, type);
-	p = put_varint(p, zigzag((int64_t)(ev->ts - g->prev_ts)));
 	g->prev_ts = ev->ts;
 	infop = p++;
 
@@ -446,17 +463,28 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	case FREC_EV_SCHED_WAKING:
 	case FREC_EV_SCHED_WAKEUP:
 	case FREC_EV_SCHED_WAKEUP_NEW: {
-		uint32_t tc = ev->wake.target_cpu < EV_CPU_ESC ? ev->wake.target_cpu : EV_CPU_ESC;
+		uint32_t tc = ev->wake.target_cpu, pi = intern_a(r, ev->wake.pid, nm);
+		bool esc;
 
-		p = put_varint(p, intern_a(r, ev->wake.pid, nm));
+		if (likely(!r->cpu_groups)) {
+			esc = tc >= EV_CPU_ESC;
+			info |= (esc ? EV_CPU_ESC : tc) << WK_CPU_SHIFT;
+			p = put_varint(p, pi);
+		} else {
+			/* wide: the target's high part rides in pid's index */
+			esc = tc >= r->ncpus;
+			if (!esc)
+				info |= (tc & EV_CPU_ESC) << WK_CPU_SHIFT;
+			p = put_varint(p, (uint64_t)pi * (r->cpu_groups + 1) +
+					  (esc ? r->cpu_groups : tc >> EV_CPU_GROUP_SHIFT));
+		}
 		if (ev->wake.waker != ev->tid || ti == NO_THREAD) {
 			info |= WK_WAKER;
 			p = put_varint(p, intern(r, ev->wake.waker, 0, false, NULL));
 		}
 		p = put_prio(p, ev->wake.prio, WK_PRIO, &info);
-		info |= tc << WK_CPU_SHIFT;
-		if (tc == EV_CPU_ESC)
-			p = put_varint(p, ev->wake.target_cpu);
+		if (esc)
+			p = put_varint(p, tc);
 		break;
 	}
 	case FREC_EV_PROCESS_FORK:

@@ -7,6 +7,7 @@
 #ifndef FREC_CORE_FORMAT_H
 #define FREC_CORE_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <frec/snapshot.h>
@@ -62,6 +63,36 @@
 #define EV_CPU_SHIFT		4		/* tag bits 4-7: cpu, 15 = varint follows */
 #define EV_CPU_ESC		15
 
+/*
+ * Wide CPU numbers (version 2, a block whose summary counts C >= 16 CPUs).
+ * A varint per event for every CPU from 15 on would cost a 256-CPU machine
+ * 1.4 bytes an event. Instead the tag's cpu nibble holds cpu & 15, and the
+ * high part h = cpu >> 4, one of G = ceil(C / 16) values, rides in a varint
+ * the event has anyway, in mixed radix: v * (G + 1) + h. That costs
+ * log2(G + 1) bits, not a byte. The value G in that place is the escape
+ * (a cpu of C or more, or a product that would overflow): the nibble is 0,
+ * the rest of the varint 0, and the plain fields follow (see FORMAT.md).
+ * The time delta carries the event's cpu; a waking's thread index (pid)
+ * its target_cpu.
+ */
+#define EV_WIDE_CPUS		16
+#define EV_CPU_GROUP_SHIFT	4
+
+/* G for a block of ncpus CPUs, 0 when its events use the plain encoding. */
+static inline uint32_t cpu_groups(uint32_t version, uint32_t ncpus)
+{
+	return version >= 2 && ncpus >= EV_WIDE_CPUS ? (ncpus + 15) >> EV_CPU_GROUP_SHIFT : 0;
+}
+
+/* v * (G + 1) + h, or false when it does not fit in 64 bits. */
+static inline bool wide_pack(uint64_t v, uint32_t groups, uint32_t h, uint64_t *out)
+{
+	if (v > (UINT64_MAX - groups) / ((uint64_t)groups + 1))
+		return false;
+	*out = v * ((uint64_t)groups + 1) + h;
+	return true;
+}
+
 #define INFO_T			0x01		/* every type: thread index follows */
 /* sched_switch */
 #define SW_PREV			0x02		/* prev thread index follows (else prev = thread) */
@@ -112,10 +143,12 @@
 #define STATE_IDLE_CODE		14		/* TASK_IDLE = TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
 #define STATE_IDLE		0x402
 
-/* Largest encoded event: tag, cpu, ts, info, thread, probe id, 6 args, ret.
- * (A lost event with its span, 47 bytes, and the extended types, at most
- * 1 + 5 + 5 + 10 + 1 + 5 + 1 + 30 (a trigger), are smaller.) */
-#define EV_MAX_BYTES		(1 + 5 + 10 + 1 + 5 + 5 + 6 * 10 + 10)
+/* Largest encoded event: tag, cpu, ts, info, thread, probe id, 6 args, ret,
+ * and the wide encoding's escape before an escaped cpu (at most 2 bytes: G
+ * is at most FREC_MAX_CPUS / 16). (A lost event with its span, 49 bytes,
+ * and the extended types, at most 1 + 5 + 2 + 5 + 10 + 1 + 5 + 1 + 30 (a
+ * trigger), are smaller.) */
+#define EV_MAX_BYTES		(1 + 2 + 5 + 10 + 1 + 5 + 5 + 6 * 10 + 10)
 
 /* prev_state code: 0 -> 0, c in 1..13 -> 1 << (c - 1), 14 -> TASK_IDLE. */
 static inline unsigned state_code(uint64_t s)

@@ -13,13 +13,37 @@
 #include "reader_int.h"
 #include "varint.h"
 
-static int thread_idx(struct frec_gen *g, const uint8_t **pp, const uint8_t *end, uint32_t *idx)
+/* idx names a thread of the table: 0, or -1 when out of range. */
+static int thread_at(struct frec_gen *g, uint64_t idx)
 {
-	if (get_varint32(pp, end, idx) || *idx >= g->info.nthreads)
+	if (idx >= g->info.nthreads)
 		return -1;
 	/* A tid named twice (pid reuse): lookups follow the latest mention. */
-	if (g->dup[*idx])
-		*map_slot(&g->tmap, g->threads[*idx].tid) = *idx;
+	if (g->dup[idx])
+		*map_slot(&g->tmap, g->threads[idx].tid) = (uint32_t)idx;
+	return 0;
+}
+
+static int thread_idx(struct frec_gen *g, const uint8_t **pp, const uint8_t *end, uint32_t *idx)
+{
+	if (get_varint32(pp, end, idx))
+		return -1;
+	return thread_at(g, *idx);
+}
+
+/* A wide field x (format.h): v * (G + 1) + h. h = G is the escape, whose
+ * cpu nibble (nib) must be 0, and its v too for a time delta (the plain
+ * one follows); else the cpu is h's group and the nibble. */
+static int wide_split(uint64_t x, uint32_t groups, uint32_t nib, bool is_dts, uint64_t *v,
+		      uint32_t *cpu, bool *esc)
+{
+	uint32_t h = (uint32_t)(x % ((uint64_t)groups + 1));
+
+	*v = x / ((uint64_t)groups + 1);
+	*esc = h == groups;
+	if (*esc)
+		return nib || (is_dts && *v) ? -1 : 0;
+	*cpu = h << EV_CPU_GROUP_SHIFT | nib;
 	return 0;
 }
 
@@ -62,8 +86,9 @@ static int ext_body(struct frec_event *ev, const uint8_t *p, const uint8_t *end)
 static int decode_one(struct frec_gen *g, struct frec_event *ev)
 {
 	const uint8_t *p = g->p, *end = g->end;
-	uint32_t type, cpu, info, ti = NONE, x, y, *cur;
-	uint64_t v;
+	uint32_t type, cpu, info, ti = NONE, x, y, *cur, groups = g->cpu_groups;
+	uint64_t v, w;
+	bool esc;
 
 	if (end - p < EV_MIN_BYTES)
 		return -1;
@@ -71,7 +96,7 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 	cpu = *p++ >> EV_CPU_SHIFT;
 	if (type == FREC_EV_NONE || (g->version < 2 && type > FREC_EV_LOST))
 		return -1;
-	if (cpu == EV_CPU_ESC)
+	if (!groups && cpu == EV_CPU_ESC)
 		EV32(cpu);
 	if (type == FREC_EV_ESCAPE) {
 		EV32(type);
@@ -79,6 +104,15 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 			return -1;
 	}
 	EV64(v);
+	if (groups) {
+		/* wide: the time delta carries the cpu's high part */
+		if (wide_split(v, groups, cpu, true, &v, &cpu, &esc))
+			return -1;
+		if (esc) {
+			EV32(cpu);
+			EV64(v);
+		}
+	}
 	g->prev_ts += (uint64_t)unzigzag(v);
 	if (p >= end)
 		return -1;
@@ -124,7 +158,19 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 	case FREC_EV_SCHED_WAKING:
 	case FREC_EV_SCHED_WAKEUP:
 	case FREC_EV_SCHED_WAKEUP_NEW:
-		TIDX(x);
+		esc = false;
+		if (groups) {
+			/* wide: pid's index carries the target's high part */
+			EV64(w);
+			if (wide_split(w, groups, info >> WK_CPU_SHIFT, false, &w, &ev->wake.target_cpu, &esc) ||
+			    thread_at(g, w))
+				return -1;
+			x = (uint32_t)w;
+		} else {
+			TIDX(x);
+			ev->wake.target_cpu = info >> WK_CPU_SHIFT;
+			esc = ev->wake.target_cpu == EV_CPU_ESC;
+		}
 		ev->wake.pid = g->threads[x].tid;
 		ev->wake.waker = ev->tid;
 		if (info & WK_WAKER) {
@@ -133,8 +179,7 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		}
 		if (get_prio(&p, end, info & WK_PRIO, &ev->wake.prio))
 			return -1;
-		ev->wake.target_cpu = info >> WK_CPU_SHIFT;
-		if (ev->wake.target_cpu == EV_CPU_ESC)
+		if (esc)
 			EV32(ev->wake.target_cpu);
 		break;
 	case FREC_EV_PROCESS_FORK:

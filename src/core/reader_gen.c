@@ -271,6 +271,7 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 	}
 	in->ncpus = ncpus;
 	in->drops = g->drops;
+	g->cpu_groups = cpu_groups(g->version, ncpus);
 	V32(nthreads);
 	V32(nprocs);
 	V32(nprobes);

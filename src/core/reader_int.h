@@ -67,6 +67,7 @@ struct frec_gen {
 	uint64_t left;
 	uint64_t prev_ts;
 	uint32_t version;	/* the file's format version */
+	uint32_t cpu_groups;	/* format.h: G of the wide cpu encoding, 0 plain */
 	bool bad;
 };
 

@@ -187,6 +187,7 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 		for (chunk = DEF_CHUNK; chunk > MIN_CHUNK && r->max_bytes / chunk < POOL_CHUNKS_WANT;)
 			chunk /= 2;
 	r->ncpus = OPT(o, ncpus, ncpus_conf > 0 ? (uint32_t)ncpus_conf : 1);
+	r->cpu_groups = cpu_groups(FREC_FORMAT_VERSION, r->ncpus);
 	max_threads = OPT(o, max_threads, 0);
 	if (!max_threads)
 		max_threads = default_max_threads();

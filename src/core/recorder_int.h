@@ -213,6 +213,7 @@ struct frec_pin {
 struct frec_recorder {
 	uint64_t min_age_ns, max_bytes, period_ns, gen_max;
 	uint32_t ncpus;
+	uint32_t cpu_groups;	/* format.h: G of the wide cpu encoding, 0 plain */
 	/* The pool split: chunks a largest open generation and its seal may
 	 * need, and the rest, which the window may hold (window_evict). */
 	uint32_t open_chunks, window_chunks;

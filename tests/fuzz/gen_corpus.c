@@ -291,9 +291,10 @@ static void seed_strings(void)
 	frec_recorder__free(rec);
 }
 
-/* CPUs past the 4-bit CPU field of the event tag, drops on many CPUs, a
- * migration across them, lost records with and without a thread and on no
- * known CPU. */
+/* CPUs past the 4-bit CPU field of the event tag (since the wide
+ * encoding, docs/FORMAT.md, the same content as v1/cpus.frec in another
+ * layout), drops on many CPUs, a migration across them, lost records with
+ * and without a thread and on no known CPU. */
 static void seed_cpus(void)
 {
 	struct frec_recorder *rec = recorder(40, 0);
@@ -315,6 +316,28 @@ static void seed_cpus(void)
 	frec_recorder__push_event(rec, &(struct frec_event){ .ts = t + 20, .type = FREC_EV_LOST,
 			.cpu = FREC_CPU_UNKNOWN, .lost.count = 3 });
 	write_seed(rec, "cpus.frec", t + 1000);
+	frec_recorder__free(rec);
+}
+
+/* The wide CPU encoding of a 256-CPU machine: events on CPUs of every
+ * group, wakings that target each group and CPUs past the machine's
+ * (escapes), and lost records on a CPU and on none (an escaped cpu). */
+static void seed_wide(void)
+{
+	struct frec_recorder *rec = recorder(256, 0);
+	__u64 t = 7000000000;
+
+	frec_recorder__tick(rec, t);
+	for (unsigned c = 0; c < 256; c += 17, t += 1000) {
+		synth_switch(rec, t, c, 0, 0, "swapper", 0, 2000 + c, 2000, "wide");
+		synth_wake(rec, FREC_EV_SCHED_WAKING, t + 200, c, 2000 + c, 2000, 2000 + (c + 1) % 256,
+			   2000, "wide", (c * 37) % 270);
+		synth_switch(rec, t + 500, c, 2000 + c, 2000, "wide", 1, 0, 0, "swapper");
+	}
+	frec_recorder__add_lost(rec, 255, 7, t);
+	frec_recorder__push_event(rec, &(struct frec_event){ .ts = t + 20, .type = FREC_EV_LOST,
+			.cpu = FREC_CPU_UNKNOWN, .lost.count = 3 });
+	write_seed(rec, "wide.frec", t + 1000);
 	frec_recorder__free(rec);
 }
 
@@ -1060,6 +1083,7 @@ int main(int argc, char **argv)
 	seed_probes();
 	seed_strings();
 	seed_cpus();
+	seed_wide();
 	seed_lifecycle();
 	seed_empty();
 	seed_v2();

@@ -811,7 +811,10 @@ static inline void synth_rand_event(struct synth_rand *s, struct frec_event *ev)
 	case FREC_EV_SCHED_WAKEUP_NEW:
 		ev->wake.pid = synth_tid(synth_below(s, SYNTH_NTHREADS));
 		ev->wake.prio = synth_rand_prio(s);
-		ev->wake.target_cpu = synth_below(s, 4) ? synth_below(s, 16) : (__u32)synth_next(s);
+		/* mostly a CPU of the machine (its high part in the wide
+		 * encoding), sometimes any number (an escape) */
+		ev->wake.target_cpu = synth_below(s, 4) ? synth_below(s, s->ncpus + 2) :
+							  (__u32)synth_next(s);
 		ev->wake.waker = synth_below(s, 10) ? ev->tid : synth_tid(synth_below(s, SYNTH_NTHREADS));
 		break;
 	case FREC_EV_PROCESS_FORK:

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "synth.h"
+#include "core/format.h"
 
 struct saved {
 	struct frec_event ev;
@@ -70,6 +71,10 @@ static unsigned read_compare(const char *dir, const char *name, const struct sav
 	return gens;
 }
 
+/* The machine of the random round trips: 20 CPUs takes the wide cpu
+ * encoding (format.h), 8 the plain one, 256 the wide one with 16 groups. */
+static unsigned rand_ncpus = 20;
+
 static struct frec_recorder *rand_recorder(void)
 {
 	struct frec_recorder_opts o = {
@@ -77,7 +82,7 @@ static struct frec_recorder *rand_recorder(void)
 		.max_bytes = 8 << 20,
 		.gen_max_bytes = 16 << 10,
 		.chunk_bytes = 4096,
-		.ncpus = 20,
+		.ncpus = rand_ncpus,
 		.max_threads = 1024,
 		.max_processes = 256,
 	};
@@ -99,7 +104,7 @@ static __u64 moves_of(const struct frec_recorder *rec)
 
 static void test_roundtrip_events(void **state)
 {
-	struct synth_rand s = { .x = 0x9e3779b97f4a7c15ull, .ts = 1000000000, .ncpus = 20,
+	struct synth_rand s = { .x = 0x9e3779b97f4a7c15ull, .ts = 1000000000, .ncpus = rand_ncpus,
 				.all_types = true };
 	struct saved *want = calloc(NRAND, sizeof(*want));
 	struct frec_recorder *rec = rand_recorder();
@@ -260,7 +265,7 @@ static size_t to_record(const struct frec_event *ev, void *buf)
 
 static void test_roundtrip_records(void **state)
 {
-	struct synth_rand s = { .x = 12345, .ts = 5000000000, .ncpus = 20, .all_types = true };
+	struct synth_rand s = { .x = 12345, .ts = 5000000000, .ncpus = rand_ncpus, .all_types = true };
 	struct saved *want = calloc(NRAND, sizeof(*want));
 	struct frec_recorder *rec = rand_recorder();
 	_Alignas(8) unsigned char buf[512];
@@ -467,13 +472,140 @@ static void test_seed_thread(void **state)
 static int stored(void **state)
 {
 	synth_compress_level = 0;
+	rand_ncpus = 20;
 	return 0;
 }
 
 static int deflated(void **state)
 {
 	synth_compress_level = 1;
+	rand_ncpus = 20;
 	return 0;
+}
+
+static int narrow(void **state)
+{
+	synth_compress_level = 0;
+	rand_ncpus = 8;
+	return 0;
+}
+
+static int wide256(void **state)
+{
+	synth_compress_level = 0;
+	rand_ncpus = 256;
+	return 0;
+}
+
+static __u32 le32_at(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (__u32)p[3] << 24;
+}
+
+/* The event stream's bytes of the first block of dir/name (its header's
+ * events_len, format.h), which must be a stored block. */
+static __u64 stream_bytes(const char *dir, const char *name)
+{
+	unsigned char buf[1 << 16];
+	char path[256];
+	size_t len, off;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "rb"));
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_true(len > FILE_PREFIX_LEN);
+	off = FILE_PREFIX_LEN + le32_at(buf + 12) + 4;
+	assert_true(off + BLOCK_HDR_LEN <= len);
+	assert_memory_equal(buf + off, BLOCK_MAGIC, BLOCK_MAGIC_LEN);
+	assert_int_equal(le32_at(buf + off + BLOCK_OFF_FLAGS), BLOCK_COMP_NONE);
+	return le32_at(buf + off + BLOCK_OFF_EVENTS);
+}
+
+/*
+ * The wide cpu encoding (format.h): on a 256-CPU machine an event on CPU
+ * 200 costs what the same event costs on CPU 2 of an 8-CPU one, but for
+ * the bits the high part adds to its time delta (at most one byte, none
+ * for a small delta); escapes (a cpu past the machine's, a target_cpu past
+ * it, a time delta that cannot be multiplied) read back exact.
+ */
+static void wide_one(unsigned ncpus, unsigned cpu, __u64 *bytes)
+{
+	struct frec_recorder *rec = synth_recorder(ncpus);
+	char dir[64];
+
+	assert_non_null(rec);
+	assert_int_equal(synth_tmpdir(dir), 0);
+	frec_recorder__tick(rec, 1000);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(synth_switch(rec, 1000 + i * 4, cpu, 100, 100, "a", 1, 101, 100, "b"), 0);
+		assert_int_equal(synth_wake(rec, FREC_EV_SCHED_WAKING, 1002 + i * 4, cpu, 101, 100,
+					    100, 100, "a", cpu), 0);
+	}
+	assert_int_equal(synth_write(rec, dir, "w.frec", 2000), 0);
+	frec_recorder__free(rec);
+	*bytes = stream_bytes(dir, "w.frec");
+	synth_rmdir(dir);
+}
+
+static void test_wide_cpus(void **state)
+{
+	struct frec_recorder *rec = synth_recorder(256);
+	struct saved want[6];
+	__u64 narrow_bytes, wide_bytes, plain_hi_bytes;
+	struct frec_event ev;
+	char dir[64];
+	size_t n = 0;
+
+	synth_compress_level = 0;
+	/* the same stream on CPU 2 of 8 and on CPU 200 of 256: the deltas
+	 * of 2 ns (zigzag 4) times 17, plus 12, still fit one byte, and so
+	 * do the thread indices with the target's; the first delta, 1000
+	 * from 0, takes 3 bytes instead of 2 */
+	wide_one(8, 2, &narrow_bytes);
+	wide_one(256, 200, &wide_bytes);
+	assert_int_equal(wide_bytes, narrow_bytes + 1);
+	/* on CPU 14 of 15 (plain), no escape either; on 15 of 15 there was */
+	wide_one(15, 14, &plain_hi_bytes);
+	assert_int_equal(plain_hi_bytes, narrow_bytes);
+	wide_one(16, 15, &wide_bytes);
+	assert_int_equal(wide_bytes, narrow_bytes);
+
+	/* escapes, read back exact */
+	assert_non_null(rec);
+	assert_int_equal(synth_tmpdir(dir), 0);
+	frec_recorder__tick(rec, 1000);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FREC_EV_SCHED_WAKING;
+	ev.ts = 2000;
+	ev.cpu = 255;
+	ev.tid = ev.tgid = 100;
+	ev.wake.pid = 101;
+	ev.wake.waker = 100;
+	ev.wake.prio = 120;
+	ev.wake.target_cpu = 256;		/* past the machine: escaped */
+	assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+	save(&want[n++], &ev);
+	ev.ts = 3000;
+	ev.cpu = 4000;				/* escaped cpu */
+	ev.wake.target_cpu = 241;
+	assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+	save(&want[n++], &ev);
+	ev.ts = 1ull << 63;			/* a delta too large to multiply */
+	ev.cpu = 17;
+	ev.wake.target_cpu = 4294967295u;
+	assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+	save(&want[n++], &ev);
+	ev.ts = 4000;				/* and back */
+	ev.cpu = 16;
+	ev.wake.target_cpu = 15;
+	assert_int_equal(frec_recorder__push_event(rec, &ev), 0);
+	save(&want[n++], &ev);
+	assert_int_equal(synth_write(rec, dir, "e.frec", 5000), 0);
+	read_compare(dir, "e.frec", want, n);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
 }
 
 int main(void)
@@ -487,6 +619,11 @@ int main(void)
 		cmocka_unit_test_setup(test_roundtrip_records, stored),
 		cmocka_unit_test_setup(test_roundtrip_events, deflated),
 		cmocka_unit_test_setup(test_roundtrip_records, deflated),
+		cmocka_unit_test_setup(test_roundtrip_events, narrow),
+		cmocka_unit_test_setup(test_roundtrip_records, narrow),
+		cmocka_unit_test_setup(test_roundtrip_events, wide256),
+		cmocka_unit_test_setup(test_roundtrip_records, wide256),
+		cmocka_unit_test(test_wide_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
