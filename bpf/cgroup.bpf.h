@@ -7,8 +7,12 @@
  * - FREC_CGROUP_V2: t->cgroups->dfl_cgrp->kn->id, four loads through RD()
  *   (plain loads on tp_btf, probe reads on raw_tp), no helper on tp_btf;
  * - FREC_CGROUP_V1: the cgroup of the css of controller cgroup_v1_ssid,
- *   t->cgroups->subsys[ssid]->cgroup->kn->id, with probe reads: the index
- *   is a variable, which the verifier refuses on a typed pointer;
+ *   t->cgroups->subsys[ssid]->cgroup->kn->id: on tp_btf five plain loads,
+ *   on raw_tp five probe reads. A variable index into a typed pointer is
+ *   refused by the verifier, but cgroup_v1_ssid is not one: .rodata is
+ *   frozen before load, and since 5.2 the verifier reads a value of a
+ *   frozen read-only map as a known constant (its bpf_map_direct_read()),
+ *   so the index is a constant offset;
  * - FREC_CGROUP_NONE: nothing is read (dead code), the id is 0.
  * The fields are the same from 5.10 on; kernfs_node.id is a u64 since 5.5.
  *
@@ -72,6 +76,10 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *t, const bool bt
 		return 0;
 	if (CGROUP_BTF(btf))
 		return t->cgroups->dfl_cgrp->kn->id;
+	/* the mask changes nothing (frecd checks the ssid); it bounds the
+	 * constant for the reader */
+	if (btf && cgroup_mode == FREC_CGROUP_V1)
+		return t->cgroups->subsys[cgroup_v1_ssid & FREC_CGROUP_SSID_MASK]->cgroup->kn->id;
 	cg = task_cgroup(t, btf);
 	if (!cg)
 		return 0;

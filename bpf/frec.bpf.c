@@ -37,7 +37,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Knobs, set by frecd between open and load (and those of the headers:
- * wakeup_threshold, filter_pids, filter_cgroups, cgroup_mode, kernel_version). */
+ * wakeup_shift, filter_pids, filter_cgroups, cgroup_mode, kernel_version). */
 const volatile __u32 self_tgid = 0;		/* frecd: its events are left out but for switches */
 const volatile bool switch_has_state_arg = true; /* sched_switch has prev_state (5.18+) */
 const volatile bool stack_offcpu = false;	/* --stacks offcpu: a blocked prev's stacks */
@@ -91,13 +91,16 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	}
 	if (!switch_has_state_arg)
 		state = task_state(prev, btf);
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_SCHED_SWITCH);
+	/* The tracepoint fires in __schedule() before the context switch:
+	 * current is prev, whose ids are at hand (no helper call). */
+	prev_pid = RD(btf, prev, pid);
+	r = ring_reserve_as(&ring, sizeof(*r), FREC_EV_SCHED_SWITCH, prev_pid, prev_tgid);
 	if (!r) {
 		if (trig)
 			trig_on_switch(0, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 		return 0;
 	}
-	r->prev_pid = prev_pid = RD(btf, prev, pid);
+	r->prev_pid = prev_pid;
 	r->prev_tgid = prev_tgid;
 	r->next_pid = RD(btf, next, pid);
 	r->next_tgid = next_tgid;

@@ -48,16 +48,18 @@ struct {
 } rings SEC(".maps");
 
 /*
- * A record of size bytes in this CPU's ring, its header filled in (the
- * type's fields are the caller's), or NULL, counted as a drop. *ring is set
- * for ring_submit().
+ * A record of size bytes in this CPU's ring, its header filled in for the
+ * thread tid of process tgid (the type's fields are the caller's), or NULL,
+ * counted as a drop. *ring is set for ring_submit(). For callers that have
+ * the current thread's ids at hand (sched_switch: current is prev), which
+ * saves a helper call; the rest use ring_reserve().
  */
-static __always_inline void *ring_reserve(void **ring, __u32 size, __u16 type)
+static __always_inline void *ring_reserve_as(void **ring, __u32 size, __u16 type,
+					     __u32 tid, __u32 tgid)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct frec_rec_hdr *h;
 	void *rb;
-	__u64 id;
 
 	rb = bpf_map_lookup_elem(&rings, &cpu);
 	if (!rb) {	/* a CPU frecd made no ring for */
@@ -70,16 +72,23 @@ static __always_inline void *ring_reserve(void **ring, __u32 size, __u16 type)
 		return NULL;
 	}
 	*ring = rb;
-	id = bpf_get_current_pid_tgid();
 	/* The time after the reserve: a CPU's records are then in time order
 	 * in its ring, which frecd's cut at seal time relies on. */
 	h->ts = bpf_ktime_get_boot_ns();
-	h->tid = (__u32)id;
-	h->tgid = id >> 32;
+	h->tid = tid;
+	h->tgid = tgid;
 	h->type = type;
 	h->cpu = cpu;
 	h->size = size;
 	return h;
+}
+
+/* ring_reserve_as() for the current thread. */
+static __always_inline void *ring_reserve(void **ring, __u32 size, __u16 type)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return ring_reserve_as(ring, size, type, (__u32)id, id >> 32);
 }
 
 /*
