@@ -580,10 +580,11 @@ int main(int argc, char **argv)
 	if (i + 1 < argc && !strcmp(argv[i], "--only"))
 		only = argv[i + 1], i += 2;
 	if (i < argc)
-		out = argv[i];
+		out = argv[i++];
 	do_small = !only || !strcmp(only, "small");
 	do_large = !only || !strcmp(only, "large");
-	if (!do_small && !do_large) {
+	/* an option it does not know (--help) is not a file name to write */
+	if ((!do_small && !do_large) || i < argc || out[0] == '-') {
 		fprintf(stderr, "usage: bench_core [--only small|large] [OUT.json]\n");
 		return 2;
 	}
