@@ -96,7 +96,10 @@ wait_for "$WORK/frecd.log" "SIGUSR2: not draining the ring buffer" "the stall"
 # twice at most, and what the failed one said is kept in the log.
 tries=0
 while :; do
-	"$PROGS/stuck_args" trap "$WORK/mnt/f" > trap.out 2>&1 &
+	# a file of its own each try: an earlier try's read keeps its page
+	# locked, and a fault on that page waits before the trap is set
+	f=f; [ $tries -eq 0 ] || f=f$tries
+	"$PROGS/stuck_args" trap "$WORK/mnt/$f" > trap.out 2>&1 &
 	trapped=$!
 	i=0
 	while ! grep -q '^trapped ' trap.out && kill -0 "$trapped" 2>/dev/null; do

@@ -9,10 +9,11 @@
  * thread waits for it for writing (mmap), so that every new reader waits
  * behind the writer.
  *
- *   stuck_args serve DIR   mount a FUSE file system on DIR holding one file,
- *                          "f"; print "mounted"; answer every request but
- *                          READ, until killed (the kernel then fails the
- *                          reads that wait: the trap below opens and exits)
+ *   stuck_args serve DIR   mount a FUSE file system on DIR holding files
+ *                          "f" and "f1" to "f9"; print "mounted"; answer
+ *                          every request but READ, until killed (the
+ *                          kernel then fails the reads that wait: the
+ *                          trap below opens and exits)
  *   stuck_args trap FILE   map FILE (the file above), set the trap, print
  *                          "trapped PID" and wait until killed; exit 3,
  *                          saying where its threads wait, if the trap
@@ -117,13 +118,19 @@ static int serve(const char *dir)
 			break;
 		}
 		case FUSE_LOOKUP: {
+			/* "f", and "f1" to "f9" for a trap tried again: a page of a
+			 * file of its own, not one an earlier trap's read holds */
+			const char *name = arg;
 			struct fuse_entry_out o = { .nodeid = FILE_INO };
 
-			if (strcmp(arg, "f")) {
+			if (name[0] != 'f' ||
+			    (name[1] && (name[1] < '1' || name[1] > '9' || name[2]))) {
 				reply(in->unique, -ENOENT, NULL, 0);
 				break;
 			}
-			fill_attr(&o.attr, FILE_INO);
+			if (name[1])
+				o.nodeid = FILE_INO + (__u64)(name[1] - '0');
+			fill_attr(&o.attr, o.nodeid);
 			reply(in->unique, 0, &o, sizeof(o));
 			break;
 		}
