@@ -201,6 +201,17 @@ int frec_recorder__add_gap(struct frec_recorder *rec, __u32 kind, __u64 first_ts
 /* The task table: frecd seeds it from /proc, events keep it current. */
 int frec_recorder__set_thread(struct frec_recorder *rec, __u32 tid, __u32 tgid, const char *comm);
 int frec_recorder__set_cmdline(struct frec_recorder *rec, __u32 tgid, const char *cmdline);
+/*
+ * Processes that seals since the last call named threads of but knew no
+ * cmdline for (forked and not exec'd since frecd started, evicted while
+ * they slept, or whose read after exec was dropped): up to max tgids into
+ * tgids, each once, at most FREC_UNNAMED_MAX between two calls (a bound
+ * on the /proc reads a fork-heavy machine asks for); the list is then
+ * emptied. frecd queues a read of each one's /proc cmdline,
+ * off the drain path; a later seal names it.
+ */
+#define FREC_UNNAMED_MAX	64
+__u32 frec_recorder__take_unnamed(struct frec_recorder *rec, __u32 *tgids, __u32 max);
 /* A name read from /proc while events are recorded: names a thread no event
  * has named (one unknown, or mentioned without its name, also in the open
  * generation); a name an event gave is newer and stays. 0 or -errno. */

@@ -971,6 +971,16 @@ int frec_recorder__seed_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, c
 	return 0;
 }
 
+__u32 frec_recorder__take_unnamed(struct frec_recorder *r, __u32 *tgids, __u32 max)
+{
+	__u32 n = r->nunnamed < max ? r->nunnamed : max;
+
+	memcpy(tgids, r->unnamed, n * sizeof(*tgids));
+	/* what did not fit comes back at the next seal that names it */
+	r->nunnamed = 0;
+	return n;
+}
+
 int frec_recorder__set_cmdline(struct frec_recorder *r, __u32 tgid, const char *cmdline)
 {
 	return procs_set(&r->procs, tgid, cmdline ? cmdline : "");

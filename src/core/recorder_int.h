@@ -223,6 +223,10 @@ struct frec_recorder {
 	struct task_table tasks;
 	struct proc_table procs;
 	struct proc **proc_list;	/* scratch for sealing, max_processes entries */
+	/* Processes a seal named threads of without a cmdline, for frecd to
+	 * read from /proc (frec_recorder__take_unnamed()); a fixed array. */
+	uint32_t unnamed[FREC_UNNAMED_MAX];
+	uint32_t nunnamed;
 	struct open_gen g;
 	uint64_t next_seq;
 	/* The end of the newest sealed generation: an event before it is

@@ -248,6 +248,20 @@ static void on_record(void *ctx, const void *data, size_t len)
 		frecd_procinfo__want_cmdline(d->procinfo, h->tgid);
 }
 
+/* Processes the seals named without a command line (forked and not
+ * exec'd, or forgotten while they slept): their /proc cmdline, read by the
+ * /proc reader, names them from the next seal on. */
+static void want_unnamed(struct frecd_daemon *d)
+{
+	__u32 tgids[FREC_UNNAMED_MAX], n;
+
+	if (!d->procinfo)
+		return;
+	n = frec_recorder__take_unnamed(d->rec, tgids, FREC_UNNAMED_MAX);
+	for (__u32 i = 0; i < n; i++)
+		frecd_procinfo__want_cmdline(d->procinfo, tgids[i]);
+}
+
 /* Drops and discards, rate-limited (losslog.h); the snapshots count them all. */
 static void log_losses(struct frecd_daemon *d, __u64 now, bool force)
 {
@@ -733,6 +747,7 @@ int frecd_daemon__run(const struct frecd_daemon_opts *opts)
 			cut = drain(&d);
 			if (tick) {
 				frec_recorder__tick(d.rec, cut);
+				want_unnamed(&d);
 				frecd_procinfo__tick(d.procinfo);
 				frecd_service__tick(opts->svc);
 				frecd_on_snapshot__tick(d.on_snapshot, frecd_clock__mono_ns());

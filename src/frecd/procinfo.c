@@ -231,6 +231,12 @@ int frecd_procinfo__want_cmdline(struct frecd_procinfo *p, __u32 tgid)
 	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->lock);
+	/* One waiting read per process: it reads the newest command line.
+	 * (The read under way may be older than an exec just seen: not it.)
+	 * A process a stuck read makes every seal ask for waits here once. */
+	for (unsigned int i = 0; i < p->req_count; i++)
+		if (p->req[(p->req_head + i) % REQ_MAX] == tgid)
+			goto out;
 	if (p->req_count == REQ_MAX) {
 		p->misses++;
 		ret = -ENOSPC;
@@ -239,6 +245,7 @@ int frecd_procinfo__want_cmdline(struct frecd_procinfo *p, __u32 tgid)
 		p->req_count++;
 		pthread_cond_signal(&p->cond);
 	}
+out:
 	pthread_mutex_unlock(&p->lock);
 	return ret;
 }

@@ -7,10 +7,11 @@
  * It starts with a seed, once the programs are attached: every thread's
  * name (which names the threads born since main() named them, before
  * attaching) and every process's command line; then it reads the command
- * line of each process the loop saw exec. What it read goes back to the loop
- * through a bounded queue and an eventfd that the loop polls; the loop
- * applies it to the recorder (frecd_procinfo__apply()), on its own thread,
- * in the order it was read, so that a later read wins. Names go in through
+ * line of each process the loop saw exec, and of each that a seal named
+ * threads of without knowing its command line. What it read goes back to
+ * the loop through a bounded queue and an eventfd that the loop polls; the
+ * loop applies it to the recorder (frecd_procinfo__apply()), on its own
+ * thread, in the order it was read, so that a later read wins. Names go in through
  * frec_recorder__seed_thread(): a name an event gave is newer and stays.
  *
  * The loop never waits for the thread: a request that finds the queue full
@@ -38,8 +39,9 @@ void frecd_procinfo__free(struct frecd_procinfo *p);
  * not the host's: hostview.h), and then do nothing (fd: -1). */
 /* Readable (EPOLLIN) when results wait for frecd_procinfo__apply(). */
 int frecd_procinfo__fd(const struct frecd_procinfo *p);
-/* Queue a read of /proc/TGID/cmdline. 0, or -ENOSPC when the queue is full
- * (counted in frecd_procinfo__misses()). Never blocks. */
+/* Queue a read of /proc/TGID/cmdline, unless one waits already. 0, or
+ * -ENOSPC when the queue is full (counted in frecd_procinfo__misses()).
+ * Never blocks. */
 int frecd_procinfo__want_cmdline(struct frecd_procinfo *p, __u32 tgid);
 /* Apply every result that waits to rec, oldest first. */
 void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec);

@@ -222,6 +222,55 @@ static void test_evict_processes_when_half_full(void **state)
 	frec_recorder__free(rec);
 }
 
+/*
+ * A seal that names threads of a process without a cmdline (forked and
+ * not exec'd, or evicted) lists the process for frecd to read from /proc:
+ * once per take, never the idle task's 0 nor a process with a cmdline,
+ * at most FREC_UNNAMED_MAX; a cmdline set then ends it.
+ */
+static void test_unnamed_processes(void **state)
+{
+	struct frec_recorder *rec = tasks_recorder(1024, 256);
+	__u32 tgids[FREC_UNNAMED_MAX + 8];
+
+	frec_recorder__tick(rec, T0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 100, "named"), 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+	run_once(rec, 0, 101, 100, "named");
+	run_once(rec, 1, 201, 200, "worker");
+	run_once(rec, 2, 202, 200, "worker");
+	assert_true(frec_recorder__seal(rec, T0 + 2 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
+	assert_int_equal(tgids[0], 200);
+	/* emptied; the next seal that names it lists it again */
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+	run_once(rec, 4, 202, 200, "worker");
+	assert_true(frec_recorder__seal(rec, T0 + 4 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
+	assert_int_equal(tgids[0], 200);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 200, "worker --child"), 0);
+	run_once(rec, 5, 202, 200, "worker");
+	assert_true(frec_recorder__seal(rec, T0 + 5 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+
+	/* more than the bound in one generation: the first FREC_UNNAMED_MAX */
+	for (__u32 p = 0; p < FREC_UNNAMED_MAX + 6; p++)
+		assert_int_equal(synth_switch(rec, T0 + 6 * MS + 1000 + p, 0, 0, 0, "swapper/0", 0,
+					      1000 + p, 1000 + p, "many"), 0);
+	assert_true(frec_recorder__seal(rec, T0 + 6 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX + 8),
+			 FREC_UNNAMED_MAX);
+	for (__u32 i = 0; i < FREC_UNNAMED_MAX; i++)
+		assert_int_equal(tgids[i], 1000 + i);
+	/* and at most max of them */
+	for (__u32 p = 0; p < 4; p++)
+		assert_int_equal(synth_switch(rec, T0 + 7 * MS + 1000 + p, 0, 0, 0, "swapper/0", 0,
+					      2000 + p, 2000 + p, "few"), 0);
+	assert_true(frec_recorder__seal(rec, T0 + 7 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, 2), 2);
+	frec_recorder__free(rec);
+}
+
 /* At its bound the task table refuses new threads: they are counted, and
  * each generation still names them from their records. */
 static void test_bound_untracked(void **state)
@@ -439,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_evict_stale_table),
 		cmocka_unit_test(test_evict_unseen),
 		cmocka_unit_test(test_evict_processes_when_half_full),
+		cmocka_unit_test(test_unnamed_processes),
 		cmocka_unit_test(test_bound_untracked),
 		cmocka_unit_test(test_tasks_bytes_grow),
 		cmocka_unit_test(test_exec_from_thread),
