@@ -67,7 +67,7 @@ struct cexport {
 	struct frec_map named;		/* tid -> index into names: thread_name written */
 	struct lane_name *names;
 	size_t nnames, cap;
-	struct frec_map pnamed;		/* tgid -> 1: process_name written */
+	struct frec_map pnamed;		/* tgid -> process_name written: PNAMED_* */
 	struct frec_map plane;		/* tid -> 1: probe lane named */
 	struct cpu_run *cpus;
 	__u32 ncpus;
@@ -120,6 +120,12 @@ static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, cons
 	frec_out__str(x->ew.o, "}}");
 }
 
+/* How a process was named: by a thread's comm, while no generation knew
+ * its command line (read after the process was first seen: forked and not
+ * exec'd), or by its command line. */
+#define PNAMED_COMM	1
+#define PNAMED_CMDLINE	2
+
 static void name_process(struct cexport *x, __u32 tgid)
 {
 	const struct frec_cgroup_info *c;
@@ -134,7 +140,7 @@ static void name_process(struct cexport *x, __u32 tgid)
 		x->err = -ENOMEM;
 		return;
 	}
-	if (!created)
+	if (!created && (*slot == PNAMED_CMDLINE || !frec_gen__process(frec_walk__gen(x->ew.w), tgid)))
 		return;
 	p = frec_gen__process(frec_walk__gen(x->ew.w), tgid);
 	t = frec_walk__thread(x->ew.w, tgid);
@@ -147,13 +153,17 @@ static void name_process(struct cexport *x, __u32 tgid)
 
 		snprintf(suffix, sizeof(suffix), " [%.*s]", (int)(n < 48 ? n : 48), s);
 	}
-	if (p && p->cmdline && p->cmdline[0])
+	if (p && p->cmdline && p->cmdline[0]) {
 		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, labelled ? suffix : NULL);
-	else
+		*slot = PNAMED_CMDLINE;
+	} else if (created) {
 		meta(x, "process_name", tgid, tgid,
 		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN,
 		     labelled ? suffix : NULL);
-	if (!c)
+		*slot = PNAMED_COMM;
+	}
+	/* named again: the labels were said the first time */
+	if (!c || !created)
 		return;
 	sep(x);
 	frec_out__str(x->ew.o, "{\"ph\":\"M\",\"name\":\"process_labels\"");
@@ -542,6 +552,21 @@ static void on_cgroup(struct cexport *x, const struct frec_event *ev)
 	frec_out__printf(x->ew.o, "\"cgroup_id\":%llu}}", (unsigned long long)ev->cgroup.id);
 }
 
+/* A process named by a comm whose command line this generation knows is
+ * named again, by it: in Chrome's format the later process_name wins. */
+static void rename_processes(struct cexport *x)
+{
+	const struct frec_gen *g = frec_walk__gen(x->ew.w);
+	const struct frec_process *p;
+	uint64_t *slot;
+
+	for (__u32 i = 0; !x->err && (p = frec_gen__process_at(g, i)); i++) {
+		slot = frec_map__get(&x->pnamed, p->tgid);
+		if (slot && *slot == PNAMED_COMM && p->cmdline && p->cmdline[0])
+			name_process(x, p->tgid);
+	}
+}
+
 static int export_gen(struct cexport *x)
 {
 	const struct frec_event *ev;
@@ -551,6 +576,7 @@ static int export_gen(struct cexport *x)
 
 	if ((rc = frec_export_walk__gen(&x->ew)))
 		return rc;
+	rename_processes(x);
 	while (!x->err && (ev = frec_export_walk__next(&x->ew, &v, &run))) {
 		switch (ev->type) {
 		case FREC_EV_SCHED_SWITCH:

@@ -123,6 +123,18 @@ wait_for() {
 	done
 }
 
+# cmdline_of SNAPSHOT PID: the name of PID's process, as the Chrome export
+# shows it (see test_sched_early_thread.sh): its command line, or a comm
+# when none is known; the last one given (a process named by a comm is
+# named again once its command line is known, and the later name wins).
+# (the name's " [CGROUP]" suffix, where cgroups are recorded, left out)
+cmdline_of() {
+	"$FREC" export --format chrome "$1" > chrome.raw || fail "frec export --format chrome failed"
+	tr -d '\n' < chrome.raw | sed 's/},[[:space:]]*{"ph"/}\n{"ph"/g' |
+		grep "^{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":$2," | tail -n 1 |
+		sed 's/^[^}]*"args":{"name":"\([^"]*\)".*/\1/; s/ \[[^]]*\]$//'
+}
+
 # wait_count FILE REGEX N [WHAT]: wait until N lines of FILE match REGEX.
 wait_count() {
 	i=0

@@ -46,16 +46,6 @@ stop_soon() {
 	[ $rc -eq 0 ] || { cat "$WORK/frecd.log" >&2; fail "frecd exited $rc on SIGTERM"; }
 }
 
-# cmdline_of SNAPSHOT PID: the command line of PID's process, as the Chrome
-# export shows it (see test_sched_early_thread.sh); empty when unknown.
-# (the name's " [CGROUP]" suffix, where cgroups are recorded, left out)
-cmdline_of() {
-	"$FREC" export --format chrome "$1" > chrome.raw || fail "frec export --format chrome failed"
-	tr -d '\n' < chrome.raw | sed 's/},[[:space:]]*{"ph"/}\n{"ph"/g' |
-		grep '"name":"process_name"' | grep "\"pid\":$2[,}]" |
-		sed 's/.*"args":{"name":"\([^"]*\)".*/\1/; s/ \[[^]]*\]$//'
-}
-
 # workload TAG: a child that execs sleep; the pids in TAG.out.
 # A file to exec: busybox sh has sleep built in, and command -v then says
 # "sleep", not a path.
