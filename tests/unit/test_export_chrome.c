@@ -5,7 +5,8 @@
  * snapshot holds: a "running" slice per stretch a thread spent on a CPU (on
  * its own lane and on its CPU's lane), a complete slice per probe call, an
  * instant per USDT hit, fork, exec, exit and lost-records event, and names
- * for every process and thread.
+ * for every process and thread (a process's again once its command line
+ * is known).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -260,6 +261,51 @@ static void test_hostile_names(void **state)
 	free(out);
 }
 
+/*
+ * A process first seen without a command line (forked, not exec'd: frecd
+ * reads it from /proc after a seal names it) is named by its thread's comm,
+ * then again by its command line from the generation that knows it; the
+ * later process_name is the one a viewer keeps. Named once more by nothing.
+ */
+static void test_late_cmdline(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct frec_recorder *rec = synth_recorder(1);
+	char path[128], cmd[512], *out = NULL;
+	struct captured cap;
+	size_t len;
+
+	assert_non_null(rec);
+	frec_recorder__tick(rec, 1000);
+	synth_switch(rec, 1000, 0, 0, 0, "swapper/0", 0, 77, 77, "worker");
+	synth_switch(rec, 2000, 0, 77, 77, "worker", 1, 0, 0, "swapper/0");
+	assert_true(frec_recorder__seal(rec, 2500) > 0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 77, "server --worker"), 0);
+	synth_switch(rec, 3000, 0, 0, 0, "swapper/0", 0, 77, 77, "worker");
+	synth_switch(rec, 4000, 0, 77, 77, "worker", 1, 0, 0, "swapper/0");
+	assert_true(frec_recorder__seal(rec, 4500) > 0);
+	synth_switch(rec, 5000, 0, 0, 0, "swapper/0", 0, 77, 77, "worker");
+	synth_switch(rec, 6000, 0, 77, 77, "worker", 1, 0, 0, "swapper/0");
+	assert_int_equal(synth_write(rec, f->dir, "late.frec", 7000), 0);
+	frec_recorder__free(rec);
+	snprintf(path, sizeof(path), "%s/late.frec", f->dir);
+	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	captured_free(&cap);
+	if (!have_program("python3")) {
+		print_message("python3 missing: JSON parse check skipped\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
+		 "for e in d[\"traceEvents\"]:\n"
+		 "    if e[\"ph\"] == \"M\" and e.get(\"pid\") == 77 and e[\"name\"] == \"process_name\":\n"
+		 "        print(e[\"args\"][\"name\"])' %s", f->out);
+	assert_int_equal(run_cmd(cmd, &out, &len), 0);
+	assert_string_equal(out, "worker\nserver --worker\n");
+	free(out);
+}
+
 /* Records lost on no known CPU: one mark across the CPU lanes. */
 static void test_lost_unknown_cpu(void **state)
 {
@@ -296,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_known, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_busy, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names, setup, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_late_cmdline, setup, tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_lost_unknown_cpu, setup_unknown_cpu,
 						tools_fixture_teardown),
 	};
