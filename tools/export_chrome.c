@@ -132,7 +132,7 @@ static void name_process(struct cexport *x, __u32 tgid)
 	const struct frec_process *p;
 	const struct frec_thread *t;
 	uint64_t *slot;
-	bool created, labelled;
+	bool created, labelled, has_cmdline;
 	char buf[FREC_COMM_LEN + 8], sbuf[16], suffix[64], labels[4096 + 32];
 
 	slot = frec_map__put(&x->pnamed, tgid, &created);
@@ -140,9 +140,11 @@ static void name_process(struct cexport *x, __u32 tgid)
 		x->err = -ENOMEM;
 		return;
 	}
-	if (!created && (*slot == PNAMED_CMDLINE || !frec_gen__process(frec_walk__gen(x->ew.w), tgid)))
-		return;
 	p = frec_gen__process(frec_walk__gen(x->ew.w), tgid);
+	has_cmdline = p && p->cmdline && p->cmdline[0];
+	/* named: again only to give a command line a comm stood for */
+	if (!created && (*slot == PNAMED_CMDLINE || !has_cmdline))
+		return;
 	t = frec_walk__thread(x->ew.w, tgid);
 	c = frec_walk__process_cgroup(x->ew.w, tgid);
 	/* the root cgroup in every name would say nothing */
@@ -153,10 +155,10 @@ static void name_process(struct cexport *x, __u32 tgid)
 
 		snprintf(suffix, sizeof(suffix), " [%.*s]", (int)(n < 48 ? n : 48), s);
 	}
-	if (p && p->cmdline && p->cmdline[0]) {
+	if (has_cmdline) {
 		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, labelled ? suffix : NULL);
 		*slot = PNAMED_CMDLINE;
-	} else if (created) {
+	} else {
 		meta(x, "process_name", tgid, tgid,
 		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN,
 		     labelled ? suffix : NULL);

@@ -221,6 +221,32 @@ static void test_chain_break(void **state)
 	free(c);
 }
 
+/*
+ * Export dir/name (a snapshot the test wrote) as Chrome JSON to f->out and
+ * run the Python loop body over its events (e, one at a time): what it
+ * prints, to free; NULL (check skipped) without python3.
+ */
+static char *export_py(struct tools_fixture *f, const char *name, const char *body)
+{
+	char path[128], cmd[1024], *out = NULL;
+	struct captured cap;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
+	captured_free(&cap);
+	if (!have_program("python3")) {
+		print_message("python3 missing: JSON parse check skipped\n");
+		return NULL;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
+		 "for e in d[\"traceEvents\"]:\n%s' %s", body, f->out);
+	assert_int_equal(run_cmd(cmd, &out, &len), 0);
+	return out;
+}
+
 /* Names with quotes, backslashes, control characters and bytes that are not
  * UTF-8 still make valid JSON, and read back as what they were. */
 static void test_hostile_names(void **state)
@@ -228,9 +254,7 @@ static void test_hostile_names(void **state)
 	struct tools_fixture *f = *state;
 	struct frec_recorder *rec = synth_recorder(1);
 	static const char evil[] = "a\"b\\c\n\x01\xff\xc3\xa9";
-	char path[128], cmd[512], *out = NULL;
-	struct captured cap;
-	size_t len;
+	char *out;
 
 	assert_non_null(rec);
 	frec_recorder__set_cmdline(rec, 42, "/bin/\"x\" \\y");
@@ -240,22 +264,13 @@ static void test_hostile_names(void **state)
 	synth_switch(rec, 3000, 0, 42, 42, evil, 1, 0, 0, "swapper/0");
 	assert_int_equal(synth_write(rec, f->dir, "evil.frec", 5000), 0);
 	frec_recorder__free(rec);
-	snprintf(path, sizeof(path), "%s/evil.frec", f->dir);
-	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
-	captured_free(&cap);
-	if (!have_program("python3")) {
-		print_message("python3 missing: JSON parse check skipped\n");
+	out = export_py(f, "evil.frec",
+			"    if e[\"ph\"] == \"M\" and e.get(\"tid\") == 42 and e[\"name\"] == \"thread_name\":\n"
+			"        print(ascii(e[\"args\"][\"name\"]))\n"
+			"    if e[\"ph\"] == \"i\":\n"
+			"        print(ascii(e[\"args\"][\"filename\"]))");
+	if (!out)
 		return;
-	}
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\n"
-		 "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
-		 "for e in d[\"traceEvents\"]:\n"
-		 "    if e[\"ph\"] == \"M\" and e.get(\"tid\") == 42 and e[\"name\"] == \"thread_name\":\n"
-		 "        print(ascii(e[\"args\"][\"name\"]))\n"
-		 "    if e[\"ph\"] == \"i\":\n"
-		 "        print(ascii(e[\"args\"][\"filename\"]))' %s", f->out);
-	assert_int_equal(run_cmd(cmd, &out, &len), 0);
 	/* each invalid byte reads as its Latin-1 character; valid UTF-8 (é) stays */
 	assert_string_equal(out, "'a\"b\\\\c\\n\\x01\\xff\\xe9'\n'/tmp/\\x7f\"\\\\'\n");
 	free(out);
@@ -271,9 +286,7 @@ static void test_late_cmdline(void **state)
 {
 	struct tools_fixture *f = *state;
 	struct frec_recorder *rec = synth_recorder(1);
-	char path[128], cmd[512], *out = NULL;
-	struct captured cap;
-	size_t len;
+	char *out;
 
 	assert_non_null(rec);
 	frec_recorder__tick(rec, 1000);
@@ -288,20 +301,11 @@ static void test_late_cmdline(void **state)
 	synth_switch(rec, 6000, 0, 77, 77, "worker", 1, 0, 0, "swapper/0");
 	assert_int_equal(synth_write(rec, f->dir, "late.frec", 7000), 0);
 	frec_recorder__free(rec);
-	snprintf(path, sizeof(path), "%s/late.frec", f->dir);
-	assert_int_equal(run_export(path, FREC_EXPORT_CHROME, false, f->out, &cap), 0);
-	captured_free(&cap);
-	if (!have_program("python3")) {
-		print_message("python3 missing: JSON parse check skipped\n");
+	out = export_py(f, "late.frec",
+			"    if e[\"ph\"] == \"M\" and e.get(\"pid\") == 77 and e[\"name\"] == \"process_name\":\n"
+			"        print(e[\"args\"][\"name\"])");
+	if (!out)
 		return;
-	}
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\n"
-		 "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
-		 "for e in d[\"traceEvents\"]:\n"
-		 "    if e[\"ph\"] == \"M\" and e.get(\"pid\") == 77 and e[\"name\"] == \"process_name\":\n"
-		 "        print(e[\"args\"][\"name\"])' %s", f->out);
-	assert_int_equal(run_cmd(cmd, &out, &len), 0);
 	assert_string_equal(out, "worker\nserver --worker\n");
 	free(out);
 }
