@@ -124,10 +124,14 @@ wait_for() {
 }
 
 # cmdline_of SNAPSHOT PID: the name of PID's process, as the Chrome export
-# shows it (see test_sched_early_thread.sh): its command line, or a comm
-# when none is known; the last one given (a process named by a comm is
-# named again once its command line is known, and the later name wins).
-# (the name's " [CGROUP]" suffix, where cgroups are recorded, left out)
+# shows it in {"ph":"M","name":"process_name","pid":P,...,"args":{"name":N}}:
+# its command line, or a comm when none is known; the last one given (a
+# process named by a comm is named again once its command line is known,
+# and the later name wins). (the name's " [CGROUP]" suffix, where cgroups
+# are recorded, left out) Only objects that begin with "ph" start a line
+# here, so a line may run on into slices and instants of other processes
+# ("pid":PID among them): the match is anchored at the line's start and the
+# name taken from its first "args".
 cmdline_of() {
 	"$FREC" export --format chrome "$1" > chrome.raw || fail "frec export --format chrome failed"
 	tr -d '\n' < chrome.raw | sed 's/},[[:space:]]*{"ph"/}\n{"ph"/g' |

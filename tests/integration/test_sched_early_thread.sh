@@ -34,13 +34,6 @@ for t in ping pong; do
 		"$(jcount dump.json type=sched_switch prev_pid="$tid" prev_comm="$t")"
 done
 
-# The process table, as the Chrome export shows it: one metadata object per
-# process, {"ph":"M","name":"process_name","pid":P,...,"args":{"name":CMDLINE}}.
-"$FREC" export --format chrome "$snap" > chrome.raw || fail "frec export --format chrome failed"
-tr -d '\n' < chrome.raw | sed 's/},[[:space:]]*{"ph"/}\n{"ph"/g' > chrome.json
-line=$(grep '"name":"process_name"' chrome.json | grep "\"pid\":$pid[,}]")
-[ -n "$line" ] || fail "no process_name for pingpong ($pid) in the Chrome export"
-# the name ends with " [CGROUP]" where cgroups are recorded (not the root)
-cmdline=$(echo "$line" | sed 's/.*"args":{"name":"\([^"]*\)".*/\1/; s/ \[[^]]*\]$//')
-assert_eq "pingpong's command line" "$PROGS/pingpong -w 200" "$cmdline"
+# The process table, as the Chrome export shows it (lib.sh, cmdline_of).
+assert_eq "pingpong's command line" "$PROGS/pingpong -w 200" "$(cmdline_of "$snap" "$pid")"
 exit 0

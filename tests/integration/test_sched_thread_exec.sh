@@ -34,11 +34,6 @@ assert_eq "spinner's switches named $kcomm" "$n" \
 assert_eq "exec events in the snapshot (its generation left the window)" 0 \
 	"$(jcount dump.json type=sched_process_exec pid="$pid")"
 
-# The process table, as the Chrome export shows it (see test_sched_early_thread.sh).
-"$FREC" export --format chrome "$snap" > chrome.raw || fail "frec export --format chrome failed"
-tr -d '\n' < chrome.raw | sed 's/},[[:space:]]*{"ph"/}\n{"ph"/g' > chrome.json
-line=$(grep '"name":"process_name"' chrome.json | grep "\"pid\":$pid[,}]")
-[ -n "$line" ] || fail "no process_name for spinner ($pid) in the Chrome export"
-cmdline=$(echo "$line" | sed 's/.*"args":{"name":"\([^"]*\)".*/\1/; s/ \[[^]]*\]$//')
-assert_eq "spinner's command line" "$kcmdline" "$cmdline"
+# The process table, as the Chrome export shows it (lib.sh, cmdline_of).
+assert_eq "spinner's command line" "$kcmdline" "$(cmdline_of "$snap" "$pid")"
 exit 0
