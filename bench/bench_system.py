@@ -32,12 +32,16 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      less B's per sched event, over S's stacks), the stack table's distinct
      entries, and the share of the off-CPU time (frecd's own threads left
      out) that `frec report --offcpu` has a stack for. Then one more round
-     each of frecd, frecd --stacks offcpu and the three floor programs with
+     each of frecd, frecd --stacks offcpu and five floor programs with
      the kernel's BPF statistics on (kernel.bpf_stats_enabled, restored
      after): the run time of the sched_switch and sched_waking programs
      per event (the kernel side of the overhead, which the daemon figure
      does not show), and, with --stacks offcpu, the same less the first,
-     per captured stack.
+     per captured stack. The floor programs here are the three above and
+     two more that write frecd's own records (wide: the same fields, 96
+     bytes a switch and 56 a waking; query: wide and frecd's fill query),
+     so that the steps ring -> wide -> query -> frecd say what the
+     record's size, the query and the rest of frecd's programs cost.
      The workload runs on one CPU (--cpu, default 0; taskset), frecd and
      perf wherever the scheduler puts them. Unpinned, where its two
      processes run decides the result: on a VM whose idle vCPUs halt, a
@@ -711,7 +715,7 @@ def bench_bpf_cost(a, res):
         f.write("1")
     try:
         runs = [("", ["frecd"]), ("_stacks", ["frecd", "--stacks", "offcpu"])]
-        runs += [("_floor_" + k, ["floor", k]) for k in ("empty", "clock", "ring")]
+        runs += [("_floor_" + k, ["floor", k]) for k in ("empty", "clock", "ring", "wide", "query")]
         for tag, what in runs:
             if what[0] == "frecd" and "frecd" not in a.cfgs and tag == "":
                 continue
@@ -1172,6 +1176,8 @@ def print_table(res):
         ("  tp_btf that returns at once", "bpf_ns_per_switch_floor_empty", "ns"),
         ("  ... + clock", "bpf_ns_per_switch_floor_clock", "ns"),
         ("  ... + 32-byte ringbuf record", "bpf_ns_per_switch_floor_ring", "ns"),
+        ("  ... frecd's record instead (96 B, 56 B)", "bpf_ns_per_switch_floor_wide", "ns"),
+        ("  ... + frecd's fill query", "bpf_ns_per_switch_floor_query", "ns"),
         ("  BPF time per captured stack (both kinds)", "bpf_ns_per_stack", "ns"),
         ("realistic workloads (frecd, median, 95% interval)", None, ""),
         ("  perf bench sched messaging", "slowdown_messaging_frecd", "x"),

@@ -4,13 +4,14 @@
  * sched_switch and sched_waking until SIGTERM or SIGINT, for the system
  * benchmark's paired rounds.
  *
- *   floor empty|clock|ring
+ *   floor empty|clock|ring|wide|query
  *
  * Prints "ready" once both programs are attached, and on exit one line
  * "floor KIND: runs R records N full F consumed C" (the programs' own
  * counters; C is what this process read from the ring, so that the
- * 32-byte variant pays for a consumer as a real recorder does: it drains
- * every DRAIN_MS, as the programs never wake it). The bench reads both.
+ * variants that write records pay for a consumer as a real recorder does:
+ * it drains every DRAIN_MS, as the programs never wake it). The bench
+ * reads both.
  * Single-threaded.
  */
 #include <errno.h>
@@ -49,6 +50,8 @@ static int floor__pick(struct floor_bpf *o, const char *kind)
 		o->progs.fl_empty_switch, o->progs.fl_empty_waking,
 		o->progs.fl_clock_switch, o->progs.fl_clock_waking,
 		o->progs.fl_ring_switch, o->progs.fl_ring_waking,
+		o->progs.fl_wide_switch, o->progs.fl_wide_waking,
+		o->progs.fl_query_switch, o->progs.fl_query_waking,
 	};
 	size_t i;
 
@@ -61,6 +64,12 @@ static int floor__pick(struct floor_bpf *o, const char *kind)
 	} else if (!strcmp(kind, "ring")) {
 		sw = o->progs.fl_ring_switch;
 		wk = o->progs.fl_ring_waking;
+	} else if (!strcmp(kind, "wide")) {
+		sw = o->progs.fl_wide_switch;
+		wk = o->progs.fl_wide_waking;
+	} else if (!strcmp(kind, "query")) {
+		sw = o->progs.fl_query_switch;
+		wk = o->progs.fl_query_waking;
 	} else {
 		return -EINVAL;
 	}
@@ -77,7 +86,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: floor empty|clock|ring\n");
+		fprintf(stderr, "usage: floor empty|clock|ring|wide|query\n");
 		return 2;
 	}
 	o = floor_bpf__open();
@@ -87,7 +96,8 @@ int main(int argc, char **argv)
 	}
 	err = floor__pick(o, argv[1]);
 	if (err) {
-		fprintf(stderr, "floor: unknown kind '%s': use empty, clock or ring\n", argv[1]);
+		fprintf(stderr, "floor: unknown kind '%s': use empty, clock, ring, wide or query\n",
+			argv[1]);
 		goto out;
 	}
 	err = floor_bpf__load(o);
@@ -98,9 +108,9 @@ int main(int argc, char **argv)
 			strerror(-err));
 		goto out;
 	}
-	/* Only the ring variant writes records: the others leave the ring
-	 * alone, and this process asleep. */
-	if (!strcmp(argv[1], "ring")) {
+	/* Only ring, wide and query write records: empty and clock leave the
+	 * ring alone, and this process asleep. */
+	if (strcmp(argv[1], "empty") && strcmp(argv[1], "clock")) {
 		rb = ring_buffer__new(bpf_map__fd(o->maps.floor_ring), on_record, &consumed, NULL);
 		if (!rb) {
 			err = -errno;
