@@ -74,7 +74,6 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	 * false the verifier never sees this read. */
 	unsigned int state = switch_has_state_arg ? (unsigned int)ctx[3] : 0;
 	struct frec_rec_switch *r;
-	void *ring;
 	__u32 prev_pid, prev_tgid, next_tgid;
 	__u64 ts;
 
@@ -94,7 +93,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	/* The tracepoint fires in __schedule() before the context switch:
 	 * current is prev, whose ids are at hand (no helper call). */
 	prev_pid = RD(btf, prev, pid);
-	r = ring_reserve_as(&ring, sizeof(*r), FREC_EV_SCHED_SWITCH, prev_pid, prev_tgid);
+	r = ring_reserve_as(sizeof(*r), FREC_EV_SCHED_SWITCH, prev_pid, prev_tgid);
 	if (!r) {
 		if (trig)
 			trig_on_switch(0, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
@@ -120,7 +119,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	if (trig)
 		trig_on_switch(ts, preempt, state, prev, next, prev_tgid, next_tgid, self_tgid, btf);
 	/* last: what followed with its time is behind it (ring.bpf.h) */
-	ring_submit(ring, r);
+	ring_submit(r);
 	return 0;
 }
 
@@ -129,14 +128,13 @@ static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf, const
 {
 	struct task_struct *p = (void *)ctx[0];
 	struct frec_rec_wake *r;
-	void *ring;
 	__u32 tgid;
 	__u64 ts;
 
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, p, tgid, p, btf))
 		return 0;
-	r = ring_reserve(&ring, sizeof(*r), type);
+	r = ring_reserve(sizeof(*r), type);
 	if (!r) {
 		if (trig)
 			trig_on_wake(0, p, tgid, self_tgid, type == FREC_EV_SCHED_WAKEUP_NEW, btf);
@@ -148,7 +146,7 @@ static __always_inline int on_wake(__u64 *ctx, __u16 type, const bool btf, const
 	r->target_cpu = task_cpu(p, btf);
 	read_comm(r->comm, p, btf);
 	ts = r->h.ts;
-	ring_submit(ring, r);
+	ring_submit(r);
 	if (trig)
 		trig_on_wake(ts, p, tgid, self_tgid, type == FREC_EV_SCHED_WAKEUP_NEW, btf);
 	return 0;
@@ -159,14 +157,13 @@ static __always_inline int on_fork(__u64 *ctx, const bool btf)
 	struct task_struct *parent = (void *)ctx[0];
 	struct task_struct *child = (void *)ctx[1];
 	struct frec_rec_fork *r;
-	void *ring;
 	__u32 parent_tgid, child_tgid;
 
 	parent_tgid = RD(btf, parent, tgid);
 	child_tgid = RD(btf, child, tgid);
 	if (skip(parent_tgid, parent, child_tgid, child, btf))
 		return 0;
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_PROCESS_FORK);
+	r = ring_reserve(sizeof(*r), FREC_EV_PROCESS_FORK);
 	if (!r)
 		return 0;
 	r->parent_pid = RD(btf, parent, pid);
@@ -176,7 +173,7 @@ static __always_inline int on_fork(__u64 *ctx, const bool btf)
 	read_comm(r->parent_comm, parent, btf);
 	read_comm(r->child_comm, child, btf);
 	r->child_cgroup = task_cgroup_id(child, btf);
-	ring_submit(ring, r);
+	ring_submit(r);
 	return 0;
 }
 
@@ -186,13 +183,12 @@ static __always_inline int on_exec(__u64 *ctx, const bool btf)
 	__u32 old_pid = ctx[1];
 	struct linux_binprm *bprm = (void *)ctx[2];
 	struct frec_rec_exec *r;
-	void *ring;
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, p, tgid, p, btf))
 		return 0;
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_PROCESS_EXEC);
+	r = ring_reserve(sizeof(*r), FREC_EV_PROCESS_EXEC);
 	if (!r)
 		return 0;
 	r->pid = RD(btf, p, pid);
@@ -201,7 +197,7 @@ static __always_inline int on_exec(__u64 *ctx, const bool btf)
 	read_comm(r->comm, p, btf);
 	__builtin_memset(r->filename, 0, sizeof(r->filename));
 	bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), RD(btf, bprm, filename));
-	ring_submit(ring, r);
+	ring_submit(r);
 	return 0;
 }
 
@@ -211,13 +207,12 @@ static __always_inline int on_exit(__u64 *ctx, const bool btf)
 {
 	struct task_struct *p = (void *)ctx[0];
 	struct frec_rec_exit *r;
-	void *ring;
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, p, tgid, p, btf))
 		return 0;
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_PROCESS_EXIT);
+	r = ring_reserve(sizeof(*r), FREC_EV_PROCESS_EXIT);
 	if (!r)
 		return 0;
 	r->pid = RD(btf, p, pid);
@@ -225,7 +220,7 @@ static __always_inline int on_exit(__u64 *ctx, const bool btf)
 	r->prio = RD(btf, p, prio);
 	r->__pad = 0;
 	read_comm(r->comm, p, btf);
-	ring_submit(ring, r);
+	ring_submit(r);
 	return 0;
 }
 
@@ -235,13 +230,12 @@ static __always_inline int on_rename(__u64 *ctx, const bool btf)
 	struct task_struct *p = (void *)ctx[0];
 	const char *comm = (const char *)ctx[1];
 	struct frec_rec_rename *r;
-	void *ring;
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, p, tgid, p, btf))
 		return 0;
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_TASK_RENAME);
+	r = ring_reserve(sizeof(*r), FREC_EV_TASK_RENAME);
 	if (!r)
 		return 0;
 	r->pid = RD(btf, p, pid);
@@ -249,7 +243,7 @@ static __always_inline int on_rename(__u64 *ctx, const bool btf)
 	read_comm(r->oldcomm, p, btf);
 	__builtin_memset(r->newcomm, 0, sizeof(r->newcomm));
 	bpf_probe_read_kernel_str(r->newcomm, sizeof(r->newcomm), comm);
-	ring_submit(ring, r);
+	ring_submit(r);
 	return 0;
 }
 
@@ -258,13 +252,12 @@ static __always_inline int on_migrate(__u64 *ctx, const bool btf)
 	struct task_struct *p = (void *)ctx[0];
 	__u32 dest_cpu = ctx[1];
 	struct frec_rec_migrate *r;
-	void *ring;
 	__u32 tgid;
 
 	tgid = RD(btf, p, tgid);
 	if (skip(tgid, p, tgid, p, btf))
 		return 0;
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_MIGRATE_TASK);
+	r = ring_reserve(sizeof(*r), FREC_EV_MIGRATE_TASK);
 	if (!r)
 		return 0;
 	r->pid = RD(btf, p, pid);
@@ -274,7 +267,7 @@ static __always_inline int on_migrate(__u64 *ctx, const bool btf)
 	r->dest_cpu = dest_cpu;
 	r->__pad = 0;
 	read_comm(r->comm, p, btf);
-	ring_submit(ring, r);
+	ring_submit(r);
 	return 0;
 }
 

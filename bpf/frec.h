@@ -14,9 +14,10 @@
  * The programs submit with BPF_RB_NO_WAKEUP: waking the consumer for every
  * record makes the consumer's own wakeups generate scheduler events that wake
  * it again. frecd drains on a timer instead, and the programs force one
- * wakeup each time the data waiting in the ring crosses another multiple of
- * this, so that a burst cannot fill the ring between two timer ticks. frecd
- * lowers it to a quarter of the ring when the ring is small.
+ * wakeup each time a CPU has written this much more to its ring
+ * (ring.bpf.h, ring_wakeup_flags()), so that a burst cannot fill the ring
+ * between two timer ticks. frecd lowers it to a quarter of the ring when
+ * the ring is small.
  */
 #define FREC_WAKEUP_THRESHOLD	(256u * 1024)
 

@@ -145,7 +145,7 @@ static __always_inline void on_hit(__u32 id, bool ret, __u64 value, __u64 now)
 			  false);
 }
 
-static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, __u32 probe_id)
+static __always_inline struct frec_rec_probe *reserve(__u16 type, __u32 probe_id)
 {
 	struct frec_rec_probe *r;
 
@@ -153,7 +153,7 @@ static __always_inline struct frec_rec_probe *reserve(void **ring, __u16 type, _
 		count(FREC_CNT_FILTERED);
 		return NULL;
 	}
-	r = ring_reserve(ring, sizeof(*r), type);
+	r = ring_reserve(sizeof(*r), type);
 	if (!r)
 		return NULL;
 	r->probe_id = probe_id;

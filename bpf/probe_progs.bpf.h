@@ -17,11 +17,10 @@ int PROBE_PROG(uprobe)(struct pt_regs *ctx)
 	const bool stk = PROBE_STK;
 	__u32 id = probe_id(ctx);
 	struct frec_rec_probe *r;
-	void *ring;
 	__u64 ts = 0;
 	__u32 n = nargs;
 
-	r = reserve(&ring, FREC_EV_UPROBE, id);
+	r = reserve(FREC_EV_UPROBE, id);
 	if (!r) {
 		if (PROBE_TRIGGERS)
 			on_hit(id, false, PT_REGS_PARM1(ctx), 0);
@@ -47,7 +46,7 @@ int PROBE_PROG(uprobe)(struct pt_regs *ctx)
 		stack_emit_probe(ctx, ts);
 	if (PROBE_TRIGGERS)
 		on_hit(id, false, PT_REGS_PARM1(ctx), ts);
-	ring_submit(ring, r);	/* after its followers (ring.bpf.h) */
+	ring_submit(r);	/* after its followers (ring.bpf.h) */
 	return 0;
 }
 
@@ -57,10 +56,9 @@ int PROBE_PROG(uretprobe)(struct pt_regs *ctx)
 	const bool stk = PROBE_STK;
 	__u32 id = probe_id(ctx);
 	struct frec_rec_probe *r;
-	void *ring;
 	__u64 ts = 0;
 
-	r = reserve(&ring, FREC_EV_URETPROBE, id);
+	r = reserve(FREC_EV_URETPROBE, id);
 	if (r) {
 		r->ret = (__s64)PT_REGS_RC(ctx);
 		ts = r->h.ts;
@@ -71,7 +69,7 @@ int PROBE_PROG(uretprobe)(struct pt_regs *ctx)
 	if (PROBE_TRIGGERS)
 		on_hit(id, true, 0, ts);
 	if (r)
-		ring_submit(ring, r);	/* after its followers (ring.bpf.h) */
+		ring_submit(r);	/* after its followers (ring.bpf.h) */
 	return 0;
 }
 
@@ -82,11 +80,10 @@ int PROBE_PROG(usdt)(struct pt_regs *ctx)
 	__u32 id = (__u32)bpf_usdt_cookie(ctx);
 	struct frec_rec_probe *r;
 	long first = 0;
-	void *ring;
 	__u64 ts = 0;
 	int i, n;
 
-	r = reserve(&ring, FREC_EV_USDT, id);
+	r = reserve(FREC_EV_USDT, id);
 	if (!r) {
 		if (PROBE_TRIGGERS) {
 			if (bpf_usdt_arg_cnt(ctx) > 0)
@@ -116,6 +113,6 @@ int PROBE_PROG(usdt)(struct pt_regs *ctx)
 		stack_emit_probe(ctx, ts);
 	if (PROBE_TRIGGERS)
 		on_hit(id, false, first, ts);
-	ring_submit(ring, r);	/* after its followers (ring.bpf.h) */
+	ring_submit(r);	/* after its followers (ring.bpf.h) */
 	return 0;
 }

@@ -50,12 +50,11 @@ struct {
 /*
  * A record of size bytes in this CPU's ring, its header filled in for the
  * thread tid of process tgid (the type's fields are the caller's), or NULL,
- * counted as a drop. *ring is set for ring_submit(). For callers that have
+ * counted as a drop, to hand to ring_submit(). For callers that have
  * the current thread's ids at hand (sched_switch: current is prev), which
  * saves a helper call; the rest use ring_reserve().
  */
-static __always_inline void *ring_reserve_as(void **ring, __u32 size, __u16 type,
-					     __u32 tid, __u32 tgid)
+static __always_inline void *ring_reserve_as(__u32 size, __u16 type, __u32 tid, __u32 tgid)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct frec_rec_hdr *h;
@@ -71,7 +70,6 @@ static __always_inline void *ring_reserve_as(void **ring, __u32 size, __u16 type
 		count_drop();
 		return NULL;
 	}
-	*ring = rb;
 	/* The time after the reserve: a CPU's records are then in time order
 	 * in its ring, which frecd's cut at seal time relies on. */
 	h->ts = bpf_ktime_get_boot_ns();
@@ -84,32 +82,50 @@ static __always_inline void *ring_reserve_as(void **ring, __u32 size, __u16 type
 }
 
 /* ring_reserve_as() for the current thread. */
-static __always_inline void *ring_reserve(void **ring, __u32 size, __u16 type)
+static __always_inline void *ring_reserve(__u32 size, __u16 type)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
-	return ring_reserve_as(ring, size, type, (__u32)id, id >> 32);
+	return ring_reserve_as(size, type, (__u32)id, id >> 32);
 }
 
 /*
- * No wakeup per record (see FREC_WAKEUP_THRESHOLD): one each time the data
- * waiting in the ring crosses another multiple of the threshold. Not one per
- * record above it: a forced wakeup costs an irq_work, several microseconds in
- * a VM, and while frecd lags (descheduled, or busy) every record would pay
- * it, exactly when the machine is busiest. AVAIL_DATA already counts this
- * record (the reserve moved the producer), so the crossing lies between
- * avail - its ring bytes and avail.
+ * The flags to submit a record of size bytes with: no wakeup per record
+ * (see FREC_WAKEUP_THRESHOLD), but one each time this CPU has written
+ * another wakeup_threshold bytes to its ring. Not one per record past a
+ * fill level: a forced wakeup costs an irq_work, several microseconds in a
+ * VM, and while frecd lags (descheduled, or busy) every record would pay
+ * it, exactly when the machine is busiest.
+ *
+ * Counted in a per-CPU slot rather than asked of the ring: the ring's
+ * fill level (bpf_ringbuf_query()) is a helper call that reads the
+ * consumer's position, which frecd writes from another CPU, and cost
+ * about 22 ns a record here, a tenth of the program (bench/floor.bpf.c,
+ * "query" against "wide"). Bytes written bound bytes waiting, so a burst
+ * still wakes frecd at least every threshold's worth. The slot's update
+ * is a plain load and store: a program nested on this CPU can lose the
+ * other's bytes, which moves one wakeup by a record, never skips a
+ * threshold's worth of them.
  */
-static __always_inline void ring_submit(void *ring, void *rec)
+static __always_inline __u64 ring_wakeup_flags(__u32 size)
 {
-	__u32 bytes = (((struct frec_rec_hdr *)rec)->size + 8 + 7) & ~7u; /* + ring header */
-	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
-	__u64 thr = wakeup_threshold;
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	__u64 *w = counter(FREC_CNT_RING_BYTES);
+	__u64 thr = wakeup_threshold, n;
 
-	if (thr && avail >= thr && avail / thr != (avail - bytes) / thr)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	if (!w || !thr)
+		return BPF_RB_NO_WAKEUP;
+	n = *w + ((size + 8 + 7) & ~7u);	/* + the ring's header, padded */
+	if (n < thr) {
+		*w = n;
+		return BPF_RB_NO_WAKEUP;
+	}
+	*w = 0;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+static __always_inline void ring_submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, ring_wakeup_flags(((struct frec_rec_hdr *)rec)->size));
 }
 
 #endif /* FREC_RING_BPF_H */

@@ -127,9 +127,7 @@ static __always_inline void stack_output(struct stack_scratch *s, __u64 ts, __u3
 					 __u32 tgid, __u32 kframes, __u32 uframes)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 avail, thr = wakeup_threshold;
-	__u64 wflags = BPF_RB_NO_WAKEUP;
-	__u32 size, bytes;
+	__u32 size;
 	void *rb;
 
 	if (kframes > FREC_MAX_STACK_DEPTH || uframes > FREC_MAX_STACK_DEPTH)
@@ -148,12 +146,8 @@ static __always_inline void stack_output(struct stack_scratch *s, __u64 ts, __u3
 		count_drop();
 		return;
 	}
-	bytes = (size + 8 + 7) & ~7u;
-	avail = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) + bytes;
-	if (thr && avail >= thr && avail / thr != (avail - bytes) / thr)
-		wflags = BPF_RB_FORCE_WAKEUP;
 	/* rec and ips are contiguous: the record is one copy */
-	if (bpf_ringbuf_output(rb, s->rec, size, wflags))
+	if (bpf_ringbuf_output(rb, s->rec, size, ring_wakeup_flags(size)))
 		count_drop();
 }
 

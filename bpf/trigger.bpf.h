@@ -98,7 +98,6 @@ static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t,
 	struct frec_rec_trigger *r;
 	struct frec_trigger_state *st;
 	__u32 key = i;
-	void *ring;
 
 	st = bpf_map_lookup_elem(&trigger_state, &key);
 	if (!st)
@@ -117,7 +116,7 @@ static __always_inline void trig_fire(__u32 i, const struct frec_trigger_bpf *t,
 		return;
 	}
 	st->last_fire_ts = now;
-	r = ring_reserve(&ring, sizeof(*r), FREC_EV_TRIGGER);
+	r = ring_reserve(sizeof(*r), FREC_EV_TRIGGER);
 	if (!r)
 		return;
 	r->trigger_id = i + 1;

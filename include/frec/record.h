@@ -220,6 +220,9 @@ enum frec_counter {
 	FREC_CNT_DROP_LAST_TS,
 	/* stack captures (either kind) that failed: bpf_get_stack() < 0 */
 	FREC_CNT_STACK_ERR,
+	/* ring bytes written since the last forced wakeup of frecd (the
+	 * programs' own: frecd neither reads nor resets it) */
+	FREC_CNT_RING_BYTES,
 	FREC_CNT__MAX
 };
 
