@@ -246,6 +246,14 @@ static void on_record(void *ctx, const void *data, size_t len)
 	 * that exits that fast keeps the command line it had before exec). */
 	if (len >= sizeof(*h) && h->type == FREC_EV_PROCESS_EXEC)
 		frecd_procinfo__want_cmdline(d->procinfo, h->tgid);
+	/* A new process: a command line read for its pid before now may be
+	 * the previous owner's (pid reuse), and must not name it. */
+	if (len >= sizeof(struct frec_rec_fork) && h->type == FREC_EV_PROCESS_FORK) {
+		const struct frec_rec_fork *f = data;
+
+		if (f->child_pid == f->child_tgid)
+			frecd_procinfo__forget(d->procinfo, f->child_pid);
+	}
 }
 
 /* Processes the seals named without a command line (forked and not

@@ -23,7 +23,8 @@
 #define RES_MAX		64
 #define STUCK_NS	(1000000000ull)
 
-enum { RES_NAME, RES_CMDLINE, RES_SEEDED };
+/* RES_STALE: a RES_CMDLINE that frecd_procinfo__forget() took back. */
+enum { RES_NAME, RES_CMDLINE, RES_SEEDED, RES_STALE };
 
 struct result {
 	int kind;
@@ -46,6 +47,9 @@ struct frecd_procinfo {
 	__u64 misses;
 	__u64 busy_since;	/* CLOCK_MONOTONIC start of the read in progress, 0: none */
 	__u32 busy_tgid;
+	/* A command line of busy_tgid is being read or waits for room in
+	 * res; stale: frecd_procinfo__forget() took it back, not posted. */
+	bool busy, busy_stale;
 	/* The loop's own. */
 	__u64 warned_since;	/* busy_since of the read last logged as stuck */
 	struct frecd_losslog miss_log;	/* CLOCK_MONOTONIC */
@@ -68,6 +72,15 @@ static int post(struct frecd_procinfo *p, int kind, __u32 tid, __u32 tgid, const
 	if (p->stop) {
 		pthread_mutex_unlock(&p->lock);
 		return -ECANCELED;
+	}
+	if (kind == RES_CMDLINE) {
+		bool stale = p->busy_stale;
+
+		p->busy = false;
+		if (stale) {	/* its pid has a new process */
+			pthread_mutex_unlock(&p->lock);
+			return 0;
+		}
 	}
 	r = &p->res[(p->res_head + p->res_count) % RES_MAX];
 	r->kind = kind;
@@ -93,14 +106,18 @@ static int read_cmdline(struct frecd_procinfo *p, __u32 tgid)
 	pthread_mutex_lock(&p->lock);
 	p->busy_since = frecd_clock__mono_ns();
 	p->busy_tgid = tgid;
+	p->busy = true;
+	p->busy_stale = false;
 	pthread_mutex_unlock(&p->lock);
 	n = frecd_proc__cmdline(tgid, p->buf, sizeof(p->buf));
 	pthread_mutex_lock(&p->lock);
 	p->busy_since = 0;
+	if (n < 0)	/* it exited: nothing to say */
+		p->busy = false;
 	pthread_mutex_unlock(&p->lock);
-	if (n < 0)
-		return 0;	/* it exited: nothing to say */
-	return post(p, RES_CMDLINE, tgid, tgid, p->buf);
+	/* post() ends busy under the same lock that queues the result (or
+	 * drops it, stale), so a forget() finds it in one place or the other */
+	return n < 0 ? 0 : post(p, RES_CMDLINE, tgid, tgid, p->buf);
 }
 
 /* The next requested tgid; with wait, until there is one. false: stopping
@@ -250,6 +267,22 @@ out:
 	return ret;
 }
 
+void frecd_procinfo__forget(struct frecd_procinfo *p, __u32 tgid)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->busy && p->busy_tgid == tgid)
+		p->busy_stale = true;
+	for (unsigned int i = 0; i < p->res_count; i++) {
+		struct result *r = &p->res[(p->res_head + i) % RES_MAX];
+
+		if (r->kind == RES_CMDLINE && r->tgid == tgid)
+			r->kind = RES_STALE;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
 static void apply_one(struct frecd_procinfo *p, struct frec_recorder *rec, const struct result *r)
 {
 	switch (r->kind) {
@@ -265,6 +298,8 @@ static void apply_one(struct frecd_procinfo *p, struct frec_recorder *rec, const
 		p->seeding = false;
 		log_debug("read %u thread names and %u command lines from /proc",
 			  p->names, p->cmdlines);
+		break;
+	case RES_STALE:
 		break;
 	}
 }
@@ -316,6 +351,11 @@ void frecd_procinfo__tick(struct frecd_procinfo *p)
 		p->warned_since = since;
 	}
 	frecd_losslog__proc_misses(&p->miss_log, misses, now, REQ_MAX);
+}
+
+bool frecd_procinfo__seeding(const struct frecd_procinfo *p)
+{
+	return p && p->seeding;
 }
 
 __u64 frecd_procinfo__misses(const struct frecd_procinfo *p)

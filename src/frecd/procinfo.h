@@ -11,7 +11,9 @@
  * threads of without knowing its command line. What it read goes back to
  * the loop through a bounded queue and an eventfd that the loop polls; the
  * loop applies it to the recorder (frecd_procinfo__apply()), on its own
- * thread, in the order it was read, so that a later read wins. Names go in through
+ * thread, in the order it was read, so that a later read wins; a read of
+ * a pid that the loop has since seen a new process take (its fork) is
+ * dropped (frecd_procinfo__forget()). Names go in through
  * frec_recorder__seed_thread(): a name an event gave is newer and stays.
  *
  * The loop never waits for the thread: a request that finds the queue full
@@ -24,6 +26,7 @@
 #ifndef FRECD_PROCINFO_H
 #define FRECD_PROCINFO_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct frec_recorder;
@@ -43,11 +46,21 @@ int frecd_procinfo__fd(const struct frecd_procinfo *p);
  * -ENOSPC when the queue is full (counted in frecd_procinfo__misses()).
  * Never blocks. */
 int frecd_procinfo__want_cmdline(struct frecd_procinfo *p, __u32 tgid);
+/* A new process has pid tgid (the loop saw its fork): a command line read
+ * for that pid and not yet applied may be the previous process's (the pid
+ * was reused between the read and now), so it is dropped, and so is the
+ * read under way for it. A read that waits still reads the new process.
+ * The process is then named by its exec's read, or by a seal's request
+ * (frec_recorder__take_unnamed()) as any process forked without exec. */
+void frecd_procinfo__forget(struct frecd_procinfo *p, __u32 tgid);
 /* Apply every result that waits to rec, oldest first. */
 void frecd_procinfo__apply(struct frecd_procinfo *p, struct frec_recorder *rec);
 /* From the loop's timer: log a read that has been stuck for a second (once
  * per read) and requests dropped since the last message (at most every 5 s). */
 void frecd_procinfo__tick(struct frecd_procinfo *p);
+/* Whether the seed's results are still coming (none applied yet of its
+ * end): true from start until frecd_procinfo__apply() applies the last. */
+bool frecd_procinfo__seeding(const struct frecd_procinfo *p);
 /* Requests dropped because the queue was full, since start. */
 __u64 frecd_procinfo__misses(const struct frecd_procinfo *p);
 
