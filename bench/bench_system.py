@@ -37,7 +37,9 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      after): the run time of the sched_switch and sched_waking programs
      per event (the kernel side of the overhead, which the daemon figure
      does not show), and, with --stacks offcpu, the same less the first,
-     per captured stack. The floor programs here are the three above and
+     per captured stack; frecd once more without cgroups
+     (--cgroup-hierarchy none), for what reading them costs. The floor
+     programs here are the three above and
      two more that write frecd's own records (wide: the same fields, 96
      bytes a switch and 56 a waking; query: wide and frecd's fill query),
      so that the steps ring -> wide -> query -> frecd say what the
@@ -714,10 +716,11 @@ def bench_bpf_cost(a, res):
     with open(path, "w") as f:
         f.write("1")
     try:
-        runs = [("", ["frecd"]), ("_stacks", ["frecd", "--stacks", "offcpu"])]
+        runs = [("", ["frecd"]), ("_nocgroup", ["frecd", "--cgroup-hierarchy", "none"]),
+                ("_stacks", ["frecd", "--stacks", "offcpu"])]
         runs += [("_floor_" + k, ["floor", k]) for k in ("empty", "clock", "ring", "wide", "query")]
         for tag, what in runs:
-            if what[0] == "frecd" and "frecd" not in a.cfgs and tag == "":
+            if what[0] == "frecd" and "frecd" not in a.cfgs and tag in ("", "_nocgroup"):
                 continue
             if tag == "_stacks" and "frecd_stacks" not in a.cfgs:
                 continue
@@ -1173,6 +1176,7 @@ def print_table(res):
         ("  frecd's added cost / perf record's", "frecd_over_perf_record", ""),
         ("BPF run time per sched_switch, sched_waking", None, ""),
         ("  frecd", "bpf_ns_per_switch", "ns"),
+        ("  frecd --cgroup-hierarchy none", "bpf_ns_per_switch_nocgroup", "ns"),
         ("  tp_btf that returns at once", "bpf_ns_per_switch_floor_empty", "ns"),
         ("  ... + clock", "bpf_ns_per_switch_floor_clock", "ns"),
         ("  ... + 32-byte ringbuf record", "bpf_ns_per_switch_floor_ring", "ns"),
