@@ -52,7 +52,9 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
      a tracer's cost per event disappears in it.
   2. Daemon CPU per event: frecd's user+system time from ready to exit over
      the events it recorded, summed over the B rounds; and what that is over
-     24 hours at the event rate of those rounds (a CPU's share).
+     24 hours at the event rate of those rounds (a CPU's share). Beside it,
+     the system time's share of frecd's CPU (rusage over its whole life,
+     start-up included: the kernel's part of draining is in it).
   3. Drops during the B rounds (frecd's exit summary).
   4. Snapshot: frecd --max-size 64M with a window long enough to be bounded
      by bytes, filled by the same workload, then SIGUSR1: the time until the
@@ -270,6 +272,8 @@ class Frecd:
         if self.proc.returncode != 0:
             die("frecd exited %d; log: %s" % (self.proc.returncode, self.log_path))
         cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9) - self.cpu_at_ready_ns
+        # the split of the whole life (start-up too): user, system seconds
+        self.ru_user, self.ru_sys = ru.ru_utime, ru.ru_stime
         m = wait_for_line(self.log_path, r"recorded (\d+) events, (\d+) lost", None, 5,
                           "frecd summary")
         return max(cpu_ns, 0), int(m.group(1)), int(m.group(2))
@@ -485,6 +489,7 @@ def bench_overhead(a, res):
     cfgs = [c for c in OVERHEAD_CFGS if c in a.cfgs]
     times = {c: [] for c in cfgs}
     cpu_ns = events = lost = 0
+    ru_user = ru_sys = 0.0
     trig_events = trig_lost = 0
     stk_events = stk_lost = 0
     hwm = 0
@@ -525,6 +530,8 @@ def bench_overhead(a, res):
                 ns, ev, lo = tracer.stop()
                 hwm = max(hwm, tracer.status.get("VmHWM", 0))
                 cpu_ns += ns
+                ru_user += tracer.ru_user
+                ru_sys += tracer.ru_sys
                 events += ev
                 lost += lo
                 check_recorded(c, rnd, ev, a.loops)
@@ -601,6 +608,8 @@ def bench_overhead(a, res):
     res["daemon_cpu_s"] = round(cpu_ns / 1e9, 3)
     res["daemon_events"] = events
     res["daemon_ns_per_event"] = round(cpu_ns / events, 1) if events else None
+    if ru_user + ru_sys > 0:
+        res["daemon_sys_share"] = round(ru_sys / (ru_user + ru_sys), 3)
     res["frecd_events_per_sec"] = round(events / sum(times["frecd"])) if events else None
     res["drops"] = lost
     daemon_projection(res)
@@ -1193,6 +1202,7 @@ def print_table(res):
         ("  not stored, orphaned, capture errors", "stacks_unstored", ""),
         ("daemon", None, ""),
         ("  CPU per recorded event", "daemon_ns_per_event", "ns"),
+        ("  of which system time (whole life)", "daemon_sys_share", ""),
         ("  CPU share at the frecd rounds' rate", "daemon_cpu_share", ""),
         ("  events recorded, CPU", "daemon_events", ""),
         ("  drops during the frecd rounds", "drops", ""),
