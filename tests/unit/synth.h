@@ -8,6 +8,8 @@
  *
  *   synth_tmpdir(dir)                 mkdtemp a directory, synth_rmdir() removes it
  *   synth_recorder(ncpus)             a recorder with test-friendly options
+ *   synth_tables_recorder(t, p)       2 CPUs, 1 ms seals, at most t threads and
+ *                                     p processes: for the task tables' upkeep
  *   synth_compress_level              set it to 1-9 to deflate the blocks of the
  *                                     files synth_write() writes (default 0: stored;
  *                                     synth_deflate.h)
@@ -102,6 +104,25 @@ static inline struct frec_recorder *synth_recorder(unsigned ncpus)
 		.ncpus = ncpus,
 		.max_threads = 4096,
 		.max_processes = 1024,
+	};
+
+	return frec_recorder__new(&o);
+}
+
+/* 2 CPUs, max_bytes 1 MiB, 4 KiB chunks, a period of 1 ms and min_age 2 ms
+ * (seals come fast, entries age out fast), at most max_threads threads and
+ * max_procs processes. */
+static inline struct frec_recorder *synth_tables_recorder(__u32 max_threads, __u32 max_procs)
+{
+	struct frec_recorder_opts o = {
+		.sz = sizeof(o),
+		.max_bytes = 1 << 20,
+		.chunk_bytes = 4096,
+		.ncpus = 2,
+		.min_age_ns = 2000000,
+		.period_ns = 1000000,
+		.max_threads = max_threads,
+		.max_processes = max_procs,
 	};
 
 	return frec_recorder__new(&o);

@@ -20,18 +20,8 @@
 
 static struct frec_recorder *new_recorder(void)
 {
-	struct frec_recorder_opts o = {
-		.sz = sizeof(o),
-		.max_bytes = 1 << 20,
-		.chunk_bytes = 4096,
-		.ncpus = 2,
-		.min_age_ns = 2 * MS,
-		.period_ns = MS,
-		/* room for the seed: every process of this machine */
-		.max_threads = 1 << 20,
-		.max_processes = 1 << 18,
-	};
-	struct frec_recorder *rec = frec_recorder__new(&o);
+	/* room for the seed: every thread and process of this machine */
+	struct frec_recorder *rec = synth_tables_recorder(1 << 20, 1 << 18);
 
 	assert_non_null(rec);
 	return rec;

@@ -98,17 +98,7 @@ static void test_evict_stale_table(void **state)
 
 static struct frec_recorder *tasks_recorder(__u32 max_threads, __u32 max_procs)
 {
-	struct frec_recorder_opts o = {
-		.sz = sizeof(o),
-		.max_bytes = 1 << 20,
-		.chunk_bytes = 4096,
-		.ncpus = 2,
-		.min_age_ns = 2 * MS,
-		.period_ns = MS,
-		.max_threads = max_threads,
-		.max_processes = max_procs,
-	};
-	struct frec_recorder *rec = frec_recorder__new(&o);
+	struct frec_recorder *rec = synth_tables_recorder(max_threads, max_procs);
 
 	assert_non_null(rec);
 	return rec;
