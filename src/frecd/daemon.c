@@ -199,12 +199,21 @@ static void note_probe_stack(struct frecd_daemon *d, const void *data, size_t le
 					    r->ips[r->kframes]);
 }
 
+/* data as a fork record, or NULL: another type, or too short for one. */
+static const struct frec_rec_fork *fork_record(const void *data, size_t len)
+{
+	const struct frec_rec_hdr *h = data;
+
+	return len >= sizeof(struct frec_rec_fork) && h->type == FREC_EV_PROCESS_FORK ? data : NULL;
+}
+
 /* The ring buffer callback: one record, straight into the recorder (a
  * trigger's after the policy's verdict). */
 static void on_record(void *ctx, const void *data, size_t len)
 {
 	struct frecd_daemon *d = ctx;
 	const struct frec_rec_hdr *h = data;
+	const struct frec_rec_fork *f = fork_record(data, len);
 	int ret;
 
 	if (d->trig && len >= sizeof(struct frec_rec_trigger) && h->type == FREC_EV_TRIGGER &&
@@ -216,11 +225,8 @@ static void on_record(void *ctx, const void *data, size_t len)
 	if (d->opts->symbolizer && len >= sizeof(*h)) {
 		if (h->type == FREC_EV_PROCESS_EXEC) {
 			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid);
-		} else if (h->type == FREC_EV_PROCESS_FORK && len >= sizeof(struct frec_rec_fork)) {
-			const struct frec_rec_fork *f = data;
-
-			if (f->child_tgid != f->parent_tgid)
-				frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
+		} else if (f && f->child_tgid != f->parent_tgid) {
+			frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
 		}
 	}
 	if (d->opts->symbolizer && d->opts->bpf && h->type == FREC_EV_STACK &&
@@ -248,12 +254,8 @@ static void on_record(void *ctx, const void *data, size_t len)
 		frecd_procinfo__want_cmdline(d->procinfo, h->tgid);
 	/* A new process: a command line read for its pid before now may be
 	 * the previous owner's (pid reuse), and must not name it. */
-	if (len >= sizeof(struct frec_rec_fork) && h->type == FREC_EV_PROCESS_FORK) {
-		const struct frec_rec_fork *f = data;
-
-		if (f->child_pid == f->child_tgid)
-			frecd_procinfo__forget(d->procinfo, f->child_pid);
-	}
+	if (f && f->child_pid == f->child_tgid)
+		frecd_procinfo__forget(d->procinfo, f->child_pid);
 }
 
 /* Processes the seals named without a command line (forked and not
