@@ -113,7 +113,7 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	g->done_bytes = 0;
 	g->nthreads = 0;
 	for (uint32_t i = 0; i < r->ncpus; i++)
-		g->cur[i] = NO_THREAD;
+		g->cur[i].idx = NO_THREAD;
 	memset(g->drops, 0, sizeof(*g->drops) * r->ncpus);
 	memset(g->by_cpu, 0, sizeof(*g->by_cpu) * (r->ncpus + 1));
 	/* Clear only the hash slots this generation used. */
@@ -389,7 +389,7 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	struct open_gen *g = &r->g;
 	uint8_t *p = g->cbase + g->pos, *infop;
 	uint32_t cpu = ev->cpu, type = ev->type;
-	uint32_t *cur = cpu < r->ncpus ? &g->cur[cpu] : NULL;
+	struct cpu_thread *cur = cpu < r->ncpus ? &g->cur[cpu] : NULL;
 	uint32_t ti = NO_THREAD, x;
 	unsigned info = 0;
 
@@ -427,9 +427,9 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	if ((type == FREC_EV_LOST || (type >= EXT_TYPE_MIN && type != FREC_EV_CGROUP)) &&
 	    !ev->tid && !ev->tgid) {
 		info |= LOST_NOTHREAD;	/* == EXT_NOTHREAD */
-	} else if (type != FREC_EV_CGROUP && cur && *cur != NO_THREAD && g->threads[*cur].tid == ev->tid &&
-		   g->threads[*cur].tgid == ev->tgid) {
-		ti = *cur;	/* the running thread: implicit */
+	} else if (type != FREC_EV_CGROUP && cur && cur->idx != NO_THREAD && cur->tid == ev->tid &&
+		   cur->tgid == ev->tgid) {
+		ti = cur->idx;	/* the running thread: implicit */
 	} else {
 		/* A switch's prev is usually the running thread: its names. */
 		const char *comm = nm && nm->a && nm->a_tid == ev->tid ? nm->a_comm : NULL;
@@ -443,21 +443,31 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	case FREC_EV_SCHED_SWITCH: {
 		unsigned sc = state_code(ev->sw.prev_state);
 		uint32_t pi = ev->sw.prev_pid == ev->tid ? ti : intern_a(r, ev->sw.prev_pid, nm);
-		uint32_t ni;
+		uint32_t ni, ntgid;
 
 		if (pi != ti) {
 			info |= SW_PREV;
 			p = put_varint(p, pi);
 		}
-		ni = ev->sw.next_pid == ev->tid ? ti : intern_b(r, ev->sw.next_pid, nm);
+		if (ev->sw.next_pid == ev->tid) {
+			ni = ti;
+			ntgid = ev->tgid;
+		} else {
+			ni = intern_b(r, ev->sw.next_pid, nm);
+			/* a record's tgid is its entry's (intern_task) */
+			ntgid = nm && nm->b ? nm->b_tgid : g->threads[ni].tgid;
+		}
 		p = put_varint(p, ni);
 		info |= sc << SW_STATE_SHIFT;
 		if (sc == STATE_ESC)
 			p = put_varint(p, ev->sw.prev_state);
 		p = put_prio(p, ev->sw.prev_prio, SW_PREV_PRIO, &info);
 		p = put_prio(p, ev->sw.next_prio, SW_NEXT_PRIO, &info);
-		if (cur)
-			*cur = ni;
+		if (cur) {
+			cur->idx = ni;
+			cur->tid = ev->sw.next_pid;
+			cur->tgid = ntgid;
+		}
 		break;
 	}
 	case FREC_EV_SCHED_WAKING:

@@ -82,6 +82,15 @@ struct cpu_last {
 	bool stackable;		/* a switch or probe hit, the last event on its CPU */
 };
 
+/* The thread running on a CPU as the generation last saw it (its switch in):
+ * an event of that thread names it implicitly. Its tid and tgid are kept
+ * here, beside the index, so that telling needs no look into a thread table
+ * of tens of thousands of entries, most of them out of the caches. */
+struct cpu_thread {
+	uint32_t idx;		/* NO_THREAD: not known */
+	uint32_t tid, tgid;
+};
+
 /* The generation being recorded. */
 struct open_gen {
 	uint64_t seq;
@@ -103,7 +112,7 @@ struct open_gen {
 
 	struct gen_thread *threads;
 	uint32_t nthreads, thread_cap;
-	uint32_t *cur;		/* per CPU: thread index of the running thread, NO_THREAD */
+	struct cpu_thread *cur;	/* per CPU: the running thread */
 	struct cpu_last *last;	/* per CPU; outlives the generation (seq tells) */
 	uint64_t *drops;	/* per CPU: records lost */
 	uint64_t *by_cpu;	/* per CPU and one slot for a CPU out of range:
