@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <poll.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -35,10 +36,14 @@ static void wait_results(struct frecd_procinfo *p)
 	assert_int_equal(poll(&pfd, 1, 10000), 1);
 }
 
-/* Apply the seed, all of it, as frecd's loop does before anything else. */
+/* Apply the seed, all of it, as frecd's loop does before anything else:
+ * within 60 s, however many threads the machine runs (a result at a time
+ * comes as often as a batch of them). */
 static void apply_seed(struct frecd_procinfo *p, struct frec_recorder *rec)
 {
-	for (int i = 0; i < 1000 && frecd_procinfo__seeding(p); i++) {
+	time_t end = time(NULL) + 60;
+
+	while (frecd_procinfo__seeding(p) && time(NULL) < end) {
 		struct pollfd pfd = { .fd = frecd_procinfo__fd(p), .events = POLLIN };
 
 		poll(&pfd, 1, 100);
