@@ -404,6 +404,7 @@ static int run(const struct recbuf *rb, uint64_t nevents, const char *dir, bool 
 #define BIG_THREADS	100000
 #define BIG_WARM	2000000
 #define BIG_EVENTS	10000000
+#define BIG_AHEAD	8		/* records prefetched ahead of the push */
 #define BIG_BATCH	(1u << 16)	/* records made, then pushed, at a time */
 #define BIG_REC_MAX	256		/* bytes a record of the mix takes at most */
 
@@ -444,8 +445,13 @@ static int run_big(const char *dir, struct result *res)
 		unsigned long long a0 = nallocs;
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 
-		for (unsigned i = 0; i < k; i++, n++)
+		for (unsigned i = 0; i < k; i++, n++) {
+			/* as frecd's drain does with each ring's next record */
+			if (i + BIG_AHEAD < k)
+				frec_recorder__prefetch(rec, buf + offs[i + BIG_AHEAD],
+							((struct frec_rec_hdr *)(buf + offs[i + BIG_AHEAD]))->size);
 			push_one(rec, (void *)(buf + offs[i]), n, steady, res);
+		}
 		if (steady) {
 			res->cpu_secs += (double)(now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9;
 			res->secs += (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;

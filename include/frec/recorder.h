@@ -26,6 +26,7 @@
 #ifndef FREC_RECORDER_H
 #define FREC_RECORDER_H
 
+#include <stdbool.h>
 #include "event.h"
 #include "snapshot.h"
 
@@ -180,6 +181,14 @@ void frec_recorder__free(struct frec_recorder *rec);
  * for push_event(), where lost events are never late (stamped at the open
  * generation's start at the earliest). */
 int frec_recorder__push(struct frec_recorder *rec, const void *data, size_t len);
+/* A hint: record data (as for push()) will be pushed soon, after a few
+ * others. With many threads, starting now the loads its push will need
+ * hides a cache miss per record; with few it does nothing. Reads only
+ * within len; any bytes are safe. */
+void frec_recorder__prefetch(const struct frec_recorder *rec, const void *data, size_t len);
+/* Whether prefetch() does anything now (the task table has outgrown the
+ * caches): a caller that pays to find records ahead may skip it while not. */
+bool frec_recorder__prefetch_useful(const struct frec_recorder *rec);
 /* A decoded event; thread names must be known through set_thread(). Not
  * FREC_EV_STACK (-EINVAL): its indexes are the recorder's own, so stacks
  * come only as ring records through push(). */

@@ -15,11 +15,6 @@ static uint32_t slot_bits(uint32_t max)
 	return bits;
 }
 
-static inline uint32_t hash32(uint32_t key, uint32_t shift)
-{
-	return (key * 2654435761u) >> shift;
-}
-
 /* Is k (a home slot) cyclically within (i, j]? Then the entry at j may not
  * move to i when i is emptied (backward-shift deletion). */
 static inline bool home_between(uint32_t i, uint32_t j, uint32_t k)
@@ -89,7 +84,7 @@ int tasks_reserve(struct task_table *t, uint32_t n)
 
 		if (!t->slots[i].key)
 			continue;
-		for (j = hash32(~t->slots[i].key, shift); slots[j].key; j = (j + 1) & mask)
+		for (j = tasks_hash(~t->slots[i].key, shift); slots[j].key; j = (j + 1) & mask)
 			;
 		slots[j] = t->slots[i];
 	}
@@ -108,7 +103,7 @@ void tasks_fini(struct task_table *t)
 
 struct task *tasks_find(struct task_table *t, uint32_t tid)
 {
-	uint32_t i = hash32(tid, t->shift);
+	uint32_t i = tasks_hash(tid, t->shift);
 
 	if (tid == TASK_EMPTY)	/* its key would match a free slot */
 		return NULL;
@@ -125,7 +120,7 @@ struct task *tasks_find(struct task_table *t, uint32_t tid)
 
 struct task *tasks_get(struct task_table *t, uint32_t tid, bool *inserted)
 {
-	uint32_t i = hash32(tid, t->shift);
+	uint32_t i = tasks_hash(tid, t->shift);
 
 	*inserted = false;
 	if (tid == TASK_EMPTY)	/* its key would match a free slot */
@@ -170,7 +165,7 @@ void tasks_remove(struct task_table *t, uint32_t tid)
 			j = (j + 1) & t->mask;
 			if (!t->slots[j].key)
 				return;
-			if (!home_between(i, j, hash32(~t->slots[j].key, t->shift)))
+			if (!home_between(i, j, tasks_hash(~t->slots[j].key, t->shift)))
 				break;
 		}
 		t->slots[i] = t->slots[j];
@@ -237,7 +232,7 @@ static int procs_grow(struct proc_table *t)
 
 		if (!t->slots[i].cmdline)
 			continue;
-		for (j = hash32(t->slots[i].tgid, shift); slots[j].cmdline; j = (j + 1) & mask)
+		for (j = tasks_hash(t->slots[i].tgid, shift); slots[j].cmdline; j = (j + 1) & mask)
 			;
 		slots[j] = t->slots[i];
 	}
@@ -260,7 +255,7 @@ void procs_fini(struct proc_table *t)
 
 struct proc *procs_find(struct proc_table *t, uint32_t tgid)
 {
-	uint32_t i = hash32(tgid, t->shift);
+	uint32_t i = tasks_hash(tgid, t->shift);
 
 	for (;;) {
 		struct proc *s = &t->slots[i];
@@ -296,7 +291,7 @@ int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline)
 	memcpy(copy, cmdline, n);
 	copy[n] = '\0';
 	if (!s) {
-		uint32_t i = hash32(tgid, t->shift);
+		uint32_t i = tasks_hash(tgid, t->shift);
 
 		while (t->slots[i].cmdline)
 			i = (i + 1) & t->mask;
@@ -331,7 +326,7 @@ void procs_remove(struct proc_table *t, uint32_t tgid)
 			j = (j + 1) & t->mask;
 			if (!t->slots[j].cmdline)
 				return;
-			if (!home_between(i, j, hash32(t->slots[j].tgid, t->shift)))
+			if (!home_between(i, j, tasks_hash(t->slots[j].tgid, t->shift)))
 				break;
 		}
 		t->slots[i] = t->slots[j];

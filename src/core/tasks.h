@@ -76,6 +76,18 @@ struct proc_table {
 /* Slots (and so bytes) a table of max entries may grow to. */
 uint64_t tables_slots_max(uint32_t max);
 
+/* tid's home slot in a table of 2^(32 - shift) slots. */
+static inline uint32_t tasks_hash(uint32_t tid, uint32_t shift)
+{
+	return (tid * 2654435761u) >> shift;
+}
+
+/* Start loading tid's home slot, for a lookup soon after. */
+static inline void tasks_prefetch(const struct task_table *t, uint32_t tid)
+{
+	__builtin_prefetch(&t->slots[tasks_hash(tid, t->shift)]);
+}
+
 int tasks_init(struct task_table *t, uint32_t max);
 void tasks_fini(struct task_table *t);
 /* Room for n more entries without growing later: grows now if needed and

@@ -326,6 +326,14 @@ static void feed_triggers(struct frecd_daemon *d, long long lost, __u64 now)
 	}
 }
 
+/* The drain's look ahead: the task table slot a record will need. */
+static void on_peek(void *ctx, const void *data, size_t len)
+{
+	const struct frecd_daemon *d = ctx;
+
+	frec_recorder__prefetch(d->rec, data, len);
+}
+
 static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 {
 	long long lost;
@@ -334,6 +342,8 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	if (frecd_stall__holds(&d->stall))
 		return d->read_to;
 	note_gap(d);
+	/* Only while the table is big enough for it to pay: the look costs */
+	frecd_rings__set_peek(d->rings, frec_recorder__prefetch_useful(d->rec) ? on_peek : NULL);
 	frecd_rings__consume(d->rings, cut, on_record, d);
 	now = frecd_clock__boot_ns();
 	if (cut < now)

@@ -26,12 +26,18 @@
 #define BUSY_SPINS	256
 #define BUSY_SLEEP_NS	20000L
 
+/* How far ahead of the record handed over the peek looks in its ring: some
+ * ten records, so that what the peek starts loading has the time of as many
+ * pushes to arrive (the other rings' records come in between as well). */
+#define PEEK_AHEAD_BYTES	1024
+
 struct frecd_rings {
 	size_t n;
 	__u64 skipped;
 	__u64 busy_waits, busy_missed;
 	__u64 wait_ns;		/* per drain: BUSY_WAIT_NS */
 	__u64 wait_left_ns;	/* of wait_ns, in this drain */
+	frecd_ring_fn peek;	/* NULL: none */
 	__u32 *heap;		/* rings with a record to take, earliest first */
 	size_t nheap;
 	__u8 bounce[FRECD_RING_MAX_REC];
@@ -76,6 +82,7 @@ static size_t rec_bytes(__u32 len)
 /* Start a pass: where the kernel has written to, where we had read to. */
 static void ring_begin(struct frecd_ring *r)
 {
+	r->ahead = 0;	/* peek anew: what it started loading is gone by now */
 	/* Acquire pairs with the kernel's release of each position: what a
 	 * position covers is visible once the position is. */
 	r->cons = __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
@@ -204,6 +211,32 @@ static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
 	return h == RING_REC;
 }
 
+/*
+ * Show rs's peek the submitted records up to PEEK_AHEAD_BYTES past r's head,
+ * those it has not seen in this drain, in place (a record that wraps is not
+ * shown: it is rare). Stops at a record not yet submitted.
+ */
+static void ring_peek(struct frecd_rings *rs, struct frecd_ring *r, void *ctx)
+{
+	size_t mask = r->size - 1;
+
+	if (r->ahead < r->cons)
+		r->ahead = r->cons;
+	while (r->ahead < r->prod && r->ahead - r->cons < PEEK_AHEAD_BYTES) {
+		__u32 word = __atomic_load_n((const __u32 *)(r->data + (r->ahead & mask)),
+					     __ATOMIC_ACQUIRE);
+		__u32 len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		size_t off = (r->ahead + BPF_RINGBUF_HDR_SZ) & mask;
+
+		if (word & BPF_RINGBUF_BUSY_BIT)
+			return;
+		if (!(word & BPF_RINGBUF_DISCARD_BIT) && len <= FRECD_RING_MAX_REC &&
+		    off + len <= r->size)
+			rs->peek(ctx, r->data + off, len);
+		r->ahead += rec_bytes(len);
+	}
+}
+
 /* Hand over the record ring_next() found, and free its space. */
 static void ring_take(struct frecd_ring *r, frecd_ring_fn fn, void *ctx, __u8 *bounce)
 {
@@ -253,8 +286,11 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 	rs->wait_left_ns = rs->wait_ns;
 	for (i = 0; i < rs->n; i++) {
 		ring_begin(&rs->rings[i]);
-		if (ring_head(rs, &rs->rings[i], cut))
+		if (ring_head(rs, &rs->rings[i], cut)) {
 			rs->heap[rs->nheap++] = i;
+			if (rs->peek)
+				ring_peek(rs, &rs->rings[i], ctx);
+		}
 	}
 	for (i = rs->nheap / 2; i-- > 0;)
 		heap_down(rs, i);
@@ -270,6 +306,8 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 			n++;
 			if (!ring_head(rs, r, cut))
 				rs->heap[0] = rs->heap[--rs->nheap];
+			else if (rs->peek)
+				ring_peek(rs, r, ctx);
 		}
 		heap_down(rs, 0);
 	}
@@ -388,6 +426,11 @@ void frecd_rings__busy(const struct frecd_rings *rs, __u64 *waits, __u64 *missed
 {
 	*waits = rs->busy_waits;
 	*missed = rs->busy_missed;
+}
+
+void frecd_rings__set_peek(struct frecd_rings *rs, frecd_ring_fn peek)
+{
+	rs->peek = peek;
 }
 
 void frecd_rings__set_busy_wait(struct frecd_rings *rs, __u64 ns)

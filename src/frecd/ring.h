@@ -46,6 +46,7 @@ struct frecd_ring {
 	/* during a drain: the positions, and the next record's time, length
 	 * and offset in data */
 	unsigned long cons, prod;
+	unsigned long ahead;	/* the peek's position: it has seen what is before */
 	__u64 ts;
 	__u32 len;
 	size_t off;
@@ -88,6 +89,12 @@ __u64 frecd_rings__skipped(const struct frecd_rings *rs);
  * those whose budget ran out first (the record then comes at a later
  * call, and, stamped before a seal, is late). */
 void frecd_rings__busy(const struct frecd_rings *rs, __u64 *waits, __u64 *missed);
+/* From the next call on, show peek (with consume's ctx) each submitted
+ * record a little before fn gets it, up to a KiB or so ahead in its ring:
+ * a hint, for loads the record will need (it may show records that wait
+ * for a later call, again then; never those not yet submitted). NULL: no
+ * peek, the default. */
+void frecd_rings__set_peek(struct frecd_rings *rs, frecd_ring_fn peek);
 /* The budget of each call's waits, in ns (0: no sleeping, spins only). */
 void frecd_rings__set_busy_wait(struct frecd_rings *rs, __u64 ns);
 

@@ -372,6 +372,85 @@ static void test_merge_bad_head(void **state)
 	frecd_rings__free(rs);
 }
 
+/* What a drain handed fn (first, as on_rec takes it) and showed the peek:
+ * the times peeked, and how many records fn had been handed by then. */
+struct peeked {
+	struct seen s;
+	size_t n;
+	__u64 ts[64];
+	size_t fn_before[64];
+	bool intact[64];
+};
+
+static void on_peek(void *ctx, const void *rec, size_t len)
+{
+	struct peeked *pk = ctx;
+	const __u8 *p = rec;
+	size_t i;
+
+	assert_true(pk->n < 64);
+	memcpy(&pk->ts[pk->n], p, sizeof(pk->ts[0]));
+	pk->fn_before[pk->n] = pk->s.n;
+	pk->intact[pk->n] = true;
+	for (i = 8; i < len; i++)
+		if (p[i] != pattern(pk->ts[pk->n], i))
+			pk->intact[pk->n] = false;
+	pk->n++;
+}
+
+static size_t consume_peeking(struct fake *f, struct peeked *pk)
+{
+	struct frecd_rings *rs = frecd_rings__from(&f->r, 1);
+	size_t n;
+
+	assert_non_null(rs);
+	frecd_rings__set_peek(rs, on_peek);
+	n = frecd_rings__consume(rs, FRECD_RING_NO_CUT, on_rec, pk);
+	frecd_rings__free(rs);
+	return n;
+}
+
+/* The peek sees each submitted record before fn does, in place and whole;
+ * never one reserved and not submitted nor any after it, nor a discarded
+ * one; a record that wraps goes to fn unpeeked. */
+static void test_peek(void **state)
+{
+	struct fake f;
+	struct peeked pk;
+	unsigned long busy;
+
+	init(&f);
+	memset(&pk, 0, sizeof(pk));
+	f.cons = f.prod = SIZE + 176;
+	put(&f, 1, 24, 0);
+	put(&f, 2, 24, BPF_RINGBUF_DISCARD_BIT);
+	put(&f, 3, 24, 0);			/* its data runs past the end */
+	put(&f, 4, 24, 0);
+	busy = put(&f, 5, 24, BPF_RINGBUF_BUSY_BIT);
+	put(&f, 6, 24, 0);
+	assert_int_equal(consume_peeking(&f, &pk), 3);
+	assert_int_equal(pk.s.n, 3);
+	assert_int_equal(pk.s.ts[0], 1);
+	assert_int_equal(pk.s.ts[1], 3);
+	assert_int_equal(pk.s.ts[2], 4);
+	assert_int_equal(pk.n, 2);
+	assert_int_equal(pk.ts[0], 1);
+	assert_int_equal(pk.fn_before[0], 0);
+	assert_int_equal(pk.ts[1], 4);
+	assert_true(pk.fn_before[1] < 2);	/* before fn got 4 */
+	assert_true(pk.intact[0] && pk.intact[1]);
+	assert_int_equal(f.cons, busy);
+
+	set_flags(&f, busy, 24, 0);		/* submitted */
+	assert_int_equal(consume_peeking(&f, &pk), 2);
+	assert_int_equal(pk.n, 4);
+	assert_int_equal(pk.ts[2], 5);
+	assert_int_equal(pk.ts[3], 6);
+	assert_true(pk.fn_before[3] < 4);	/* before fn got 6 */
+	assert_int_equal(pk.s.ts[4], 6);
+	assert_true(pk.intact[2] && pk.intact[3]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_bad_head),
+		cmocka_unit_test(test_peek),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -320,6 +320,43 @@ static void test_tasks_bytes_grow(void **state)
 	frec_recorder__free(rec);
 }
 
+/* The prefetch hint works once the task table has outgrown the caches
+ * (32768 slots), and reads nothing past the length it is given. */
+static void test_prefetch_when_big(void **state)
+{
+	struct frec_recorder *rec = tasks_recorder(65536, 64);
+	struct frec_rec_switch *sw = malloc(sizeof(*sw));
+	struct frec_rec_hdr *h = malloc(sizeof(*h));
+	struct frec_recorder_stats st;
+
+	assert_non_null(sw);
+	assert_non_null(h);
+	memset(sw, 0, sizeof(*sw));
+	sw->h.type = FREC_EV_SCHED_SWITCH;
+	sw->next_pid = 7;
+	memcpy(h, &sw->h, sizeof(*h));
+	frec_recorder__tick(rec, T0);
+	assert_false(frec_recorder__prefetch_useful(rec));
+	for (__u32 tid = 1000; tid < 1000 + 6000; tid++)
+		assert_int_equal(synth_switch(rec, T0 + tid, 0, 0, 0, "swapper/0", 0, tid, tid, "t"), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.tasks_bytes, 16384 * sizeof(struct task) + 128 * sizeof(struct proc));
+	assert_false(frec_recorder__prefetch_useful(rec));
+	for (__u32 tid = 7000; tid < 7000 + 6000; tid++)
+		assert_int_equal(synth_switch(rec, T0 + tid, 0, 0, 0, "swapper/0", 0, tid, tid, "t"), 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.tasks_bytes, 32768 * sizeof(struct task) + 128 * sizeof(struct proc));
+	assert_true(frec_recorder__prefetch_useful(rec));
+	/* ASan sees a read past either block */
+	frec_recorder__prefetch(rec, sw, sizeof(*sw));
+	frec_recorder__prefetch(rec, h, sizeof(*h));
+	frec_recorder__prefetch(rec, h, 3);
+	frec_recorder__prefetch(rec, NULL, 0);
+	free(sw);
+	free(h);
+	frec_recorder__free(rec);
+}
+
 /*
  * Go's syscall.Exec: thread 101 of process 100 execs. The kernel kills
  * the leader (its exit comes first, under pid 100), and 101 goes on as
@@ -481,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_unnamed_processes),
 		cmocka_unit_test(test_bound_untracked),
 		cmocka_unit_test(test_tasks_bytes_grow),
+		cmocka_unit_test(test_prefetch_when_big),
 		cmocka_unit_test(test_exec_from_thread),
 		cmocka_unit_test(test_reuse_exit_lost),
 		cmocka_unit_test(test_reuse_exit_recorded),
