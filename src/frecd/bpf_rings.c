@@ -309,7 +309,5 @@ int frecd_bpf_rings__fill(const struct frecd_bpf_rings *r, int array_fd, char *e
 
 __u64 frecd_bpf_rings__wakeup_threshold(__u64 ring_bytes)
 {
-	if (ring_bytes && ring_bytes / 4 < FREC_WAKEUP_THRESHOLD)
-		return ring_bytes / 4;
-	return FREC_WAKEUP_THRESHOLD;
+	return ring_bytes ? ring_bytes / FREC_WAKEUP_SHARE : FREC_WAKEUP_THRESHOLD;
 }

@@ -81,9 +81,9 @@ int frecd_bpf_rings__fill(const struct frecd_bpf_rings *r, int array_fd, char *e
 			  size_t errlen);
 
 /*
- * The programs' wakeup threshold for rings of ring_bytes each (0: not
- * known): FREC_WAKEUP_THRESHOLD, or a quarter of a smaller ring, so that a
- * wakeup comes well before the ring is full.
+ * The programs' wakeup threshold for rings of ring_bytes each: a quarter
+ * of the ring (FREC_WAKEUP_SHARE), so that a wakeup comes well before the
+ * ring is full (0, not known: FREC_WAKEUP_THRESHOLD).
  */
 __u64 frecd_bpf_rings__wakeup_threshold(__u64 ring_bytes);
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <linux/types.h>
+#include "../../bpf/frec.h"
 #include "frecd/bpf_rings.h"
 
 #define K	1024ull
@@ -52,6 +54,16 @@ static void test_rounding(void **state)
 	assert_int_equal(frecd_bpf_rings__share(64, 64, 64 * K, 0, PAGE), PAGE);
 }
 
+/* A wakeup at each quarter of a CPU's ring written: 2 MiB of the 8 MiB a
+ * 2-CPU machine gets, 64 KiB of the floor's 256 KiB. */
+static void test_wakeup_threshold(void **state)
+{
+	assert_int_equal(frecd_bpf_rings__wakeup_threshold(8 * M), 2 * M);
+	assert_int_equal(frecd_bpf_rings__wakeup_threshold(256 * K), 64 * K);
+	assert_int_equal(frecd_bpf_rings__wakeup_threshold(PAGE), PAGE / 4);
+	assert_int_equal(frecd_bpf_rings__wakeup_threshold(0), FREC_WAKEUP_THRESHOLD);
+}
+
 static void test_no_cpus(void **state)
 {
 	assert_int_equal(frecd_bpf_rings__share(0, 8, 16 * M, 256 * K, PAGE), 0);
@@ -85,6 +97,7 @@ int main(void)
 		cmocka_unit_test(test_many_cpus_floor),
 		cmocka_unit_test(test_two_cpus),
 		cmocka_unit_test(test_rounding),
+		cmocka_unit_test(test_wakeup_threshold),
 		cmocka_unit_test(test_no_cpus),
 		cmocka_unit_test(test_parse_cpus),
 	};
