@@ -51,7 +51,7 @@ static void test_grow_to_bound(void **state)
 	for (uint32_t tid = 1; tid <= 100000; tid += 2)
 		tasks_remove(&t, tid * 7919u);
 	for (uint32_t tid = 1; tid <= 100000; tid++)
-		assert_true(!tasks_find(&t, tid * 7919u) == (tid & 1));
+		assert_true((tasks_find(&t, tid * 7919u) == NULL) == (tid & 1));
 	tasks_fini(&t);
 }
 
