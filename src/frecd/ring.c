@@ -99,6 +99,25 @@ static void ring_advance(struct frecd_ring *r, size_t bytes)
 
 enum ring_head { RING_EMPTY, RING_REC, RING_BUSY };
 
+/* The length word of the record header at position pos: its busy and
+ * discard bits, and the length below them (rec_len()). Acquire: once the
+ * busy bit is seen clear, the record's bytes are visible. */
+static __u32 hdr_word(const struct frecd_ring *r, unsigned long pos)
+{
+	return __atomic_load_n((const __u32 *)(r->data + (pos & (r->size - 1))), __ATOMIC_ACQUIRE);
+}
+
+static __u32 rec_len(__u32 word)
+{
+	return word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+}
+
+/* Where in data the record whose header is at position pos starts. */
+static size_t rec_off(const struct frecd_ring *r, unsigned long pos)
+{
+	return (pos + BPF_RINGBUF_HDR_SZ) & (r->size - 1);
+}
+
 /*
  * Find r's next record to hand over, from r->cons on: RING_REC with r->ts,
  * r->len and r->off set; RING_EMPTY when the ring is empty, RING_BUSY when
@@ -108,10 +127,7 @@ enum ring_head { RING_EMPTY, RING_REC, RING_BUSY };
  */
 static enum ring_head ring_next(struct frecd_ring *r, __u64 *skipped)
 {
-	size_t mask = r->size - 1;
-
 	for (;;) {
-		const __u32 *hdr;
 		__u32 word, len;
 
 		if (r->cons >= r->prod) {
@@ -119,15 +135,14 @@ static enum ring_head ring_next(struct frecd_ring *r, __u64 *skipped)
 			if (r->cons >= r->prod)
 				return RING_EMPTY;
 		}
-		hdr = (const __u32 *)(r->data + (r->cons & mask));
-		word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		word = hdr_word(r, r->cons);
 		if (word & BPF_RINGBUF_BUSY_BIT)
 			return RING_BUSY;	/* reserved, not yet submitted */
-		len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		len = rec_len(word);
 		if (!(word & BPF_RINGBUF_DISCARD_BIT)) {
 			if (len >= sizeof(__u64) && len <= FRECD_RING_MAX_REC) {
 				r->len = len;
-				r->off = (r->cons + BPF_RINGBUF_HDR_SZ) & mask;
+				r->off = rec_off(r, r->cons);
 				/* 8-aligned in a ring of a multiple of 8: the
 				 * timestamp itself never wraps */
 				r->ts = *(const __u64 *)(r->data + r->off);
@@ -150,9 +165,7 @@ static inline void cpu_relax(void)
 
 static bool still_busy(const struct frecd_ring *r)
 {
-	const __u32 *hdr = (const __u32 *)(r->data + (r->cons & (r->size - 1)));
-
-	return __atomic_load_n(hdr, __ATOMIC_ACQUIRE) & BPF_RINGBUF_BUSY_BIT;
+	return hdr_word(r, r->cons) & BPF_RINGBUF_BUSY_BIT;
 }
 
 /*
@@ -174,8 +187,7 @@ static bool ring_wait(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
 	__u64 stamped, start, spent;
 	int i;
 
-	stamped = __atomic_load_n((const __u64 *)(r->data + ((r->cons + BPF_RINGBUF_HDR_SZ) &
-							      (r->size - 1))), __ATOMIC_RELAXED);
+	stamped = __atomic_load_n((const __u64 *)(r->data + rec_off(r, r->cons)), __ATOMIC_RELAXED);
 	if (cut != FRECD_RING_NO_CUT && after_cut(stamped, cut))
 		return false;
 	for (i = 0; i < BUSY_SPINS; i++) {
@@ -201,16 +213,6 @@ static bool ring_wait(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
 	return true;
 }
 
-/* r's next record to hand over, waiting for one being written (ring_wait()). */
-static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
-{
-	enum ring_head h = ring_next(r, &rs->skipped);
-
-	if (h == RING_BUSY && ring_wait(rs, r, cut))
-		h = ring_next(r, &rs->skipped);
-	return h == RING_REC;
-}
-
 /*
  * Show rs's peek the submitted records up to PEEK_AHEAD_BYTES past r's head,
  * those it has not seen in this drain, in place (a record that wraps is not
@@ -218,15 +220,11 @@ static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
  */
 static void ring_peek(struct frecd_rings *rs, struct frecd_ring *r, void *ctx)
 {
-	size_t mask = r->size - 1;
-
 	if (r->ahead < r->cons)
 		r->ahead = r->cons;
 	while (r->ahead < r->prod && r->ahead - r->cons < PEEK_AHEAD_BYTES) {
-		__u32 word = __atomic_load_n((const __u32 *)(r->data + (r->ahead & mask)),
-					     __ATOMIC_ACQUIRE);
-		__u32 len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-		size_t off = (r->ahead + BPF_RINGBUF_HDR_SZ) & mask;
+		__u32 word = hdr_word(r, r->ahead), len = rec_len(word);
+		size_t off = rec_off(r, r->ahead);
 
 		if (word & BPF_RINGBUF_BUSY_BIT)
 			return;
@@ -235,6 +233,21 @@ static void ring_peek(struct frecd_rings *rs, struct frecd_ring *r, void *ctx)
 			rs->peek(ctx, r->data + off, len);
 		r->ahead += rec_bytes(len);
 	}
+}
+
+/* r's next record to hand over, waiting for one being written (ring_wait());
+ * then, with a peek set, the records after it are shown to the peek. */
+static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut, void *ctx)
+{
+	enum ring_head h = ring_next(r, &rs->skipped);
+
+	if (h == RING_BUSY && ring_wait(rs, r, cut))
+		h = ring_next(r, &rs->skipped);
+	if (h != RING_REC)
+		return false;
+	if (rs->peek)
+		ring_peek(rs, r, ctx);
+	return true;
 }
 
 /* Hand over the record ring_next() found, and free its space. */
@@ -286,11 +299,8 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 	rs->wait_left_ns = rs->wait_ns;
 	for (i = 0; i < rs->n; i++) {
 		ring_begin(&rs->rings[i]);
-		if (ring_head(rs, &rs->rings[i], cut)) {
+		if (ring_head(rs, &rs->rings[i], cut, ctx))
 			rs->heap[rs->nheap++] = i;
-			if (rs->peek)
-				ring_peek(rs, &rs->rings[i], ctx);
-		}
 	}
 	for (i = rs->nheap / 2; i-- > 0;)
 		heap_down(rs, i);
@@ -304,10 +314,8 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 		} else {
 			ring_take(r, fn, ctx, rs->bounce);
 			n++;
-			if (!ring_head(rs, r, cut))
+			if (!ring_head(rs, r, cut, ctx))
 				rs->heap[0] = rs->heap[--rs->nheap];
-			else if (rs->peek)
-				ring_peek(rs, r, ctx);
 		}
 		heap_down(rs, 0);
 	}
