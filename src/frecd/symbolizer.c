@@ -73,7 +73,8 @@ struct simage {
 	bool relearning;
 	__u64 relearn_at_ns, relearn_gap_ns;
 	/* The probed files' executable segments where a probe hit showed
-	 * them (probe_hit()), sorted: the mappings read win over them. */
+	 * them (probe_hit()), sorted: the mappings read win over them
+	 * but where their file could not be read (sym_user()). */
 	struct smap *synth;
 	size_t nsynth;
 	struct sanchor *anchors;	/* ANCHORS_MAX, once one waits */
@@ -727,11 +728,18 @@ static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_us
 		goto out;
 	if (im->nanchors)
 		anchors_apply(s, im);
-	/* the mappings read first, then those probe hits showed */
+	/* the mappings read first, then those probe hits showed; but a file
+	 * the maps show and the helper could not open (the process exited
+	 * between reading its maps and opening its files) names nothing,
+	 * where a probe hit's mapping of the probed file can */
 	if (im->state == IMG_READY)
 		m = map_find(im->maps, im->nmaps, ip);
-	if (!m)
-		m = map_find(im->synth, im->nsynth, ip);
+	if (!m || !m->file->syms) {
+		const struct smap *sm = map_find(im->synth, im->nsynth, ip);
+
+		if (sm)
+			m = sm;
+	}
 	if (!m) {
 		if (im->state == IMG_READY)
 			relearn(s, im);
@@ -894,6 +902,7 @@ void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const c
 				 const char *build_id, __u64 file_off, __u64 ip)
 {
 	struct sanchor a = { .file_off = file_off, .ip = ip };
+	const struct smap *m;
 	struct simage *im;
 	__u64 image;
 	size_t i;
@@ -904,9 +913,12 @@ void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const c
 		goto out;
 	a.probed = (__u32)idx;
 	im = img_current(s, tgid, &image);
-	/* every hit after the first of an image: a lookup, nothing more */
-	if (!im || map_find(im->synth, im->nsynth, ip) ||
-	    (im->state == IMG_READY && map_find(im->maps, im->nmaps, ip)))
+	/* every hit after the first of an image: a lookup, nothing more (a
+	 * mapping read whose file could not be opened is as none) */
+	if (!im || map_find(im->synth, im->nsynth, ip))
+		goto out;
+	m = im->state == IMG_READY ? map_find(im->maps, im->nmaps, ip) : NULL;
+	if (m && m->file->syms)
 		goto out;
 	if (anchor_apply(s, im, &a))
 		goto out;

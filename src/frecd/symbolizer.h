@@ -23,7 +23,9 @@
  * innermost address), so that the file's executable segments, read by
  * the helper as soon as the probes name it (probe_file()), are mapped
  * there for that image: the probed function and its callers in that file
- * are named. The maps read, when they are, win over those.
+ * are named. The maps read, when they are, win over those, but for a
+ * file they show that the helper could not open (the process exited
+ * between the two reads): a probe hit's mapping of it names its frames.
  *
  * Memory is bounded: at most max_images images (the least recently used
  * goes, and its stacks are no longer named), and at most max_files files

@@ -611,6 +611,68 @@ static void test_symbolizer_probe_hit(void **state)
 	frecd_symbolizer__free(s);
 }
 
+/*
+ * A process that exits while the helper learns it: its maps were read, but
+ * its files could not be opened any more (here: a proc directory without
+ * them). Those mappings name nothing; a probe hit's mapping of the probed
+ * file still names its frames, and the rest keep the path the maps gave.
+ */
+static void test_symbolizer_maps_without_files(void **state)
+{
+	char proc[] = "/tmp/frec-test-proc-XXXXXX";
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = "/nonexistent",
+					   .proc = proc };
+	const struct frec_symbolizer *iface;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	__u64 ip, file_off, img;
+	struct find_ctx f;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	assert_non_null(mkdtemp(proc));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	marker_site(&ip, &file_off, &f);
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	iface = frecd_symbolizer__iface(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+
+	/* without a probe hit: the maps' path, no name */
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
+	assert_string_equal(uf.path, exe);
+	assert_null(uf.sym);
+
+	/* a hit once the image is learned so: named by the probed file */
+	frecd_symbolizer__probe_file(s, exe, "");
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
+	assert_non_null(uf.sym);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+
+	/* a hit before the image is learned: the same */
+	frecd_symbolizer__new_image(s, getpid());
+	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
+	assert_string_equal(uf.path, exe);
+	assert_non_null(uf.sym);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	assert_int_equal(uf.file_offset, file_off + 3);
+	/* another file the maps show: its path, no name */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)getpid, &uf), 0);
+	assert_string_not_equal(uf.path, exe);
+	assert_null(uf.sym);
+	frecd_symbolizer__free(s);
+	assert_int_equal(rmdir(proc), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_symbolizer),
 		cmocka_unit_test(test_symbolizer_bounded),
 		cmocka_unit_test(test_symbolizer_probe_hit),
+		cmocka_unit_test(test_symbolizer_maps_without_files),
 		cmocka_unit_test(test_kernel_skip),
 	};
 
