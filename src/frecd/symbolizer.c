@@ -280,10 +280,30 @@ static int collect_map(const struct frecd_map *m, void *ctx)
 	return 0;
 }
 
+/* The file at path when it is the one (dev, ino) names, before and after
+ * the open (not replaced meanwhile), or NULL. */
+static struct elf_file *open_if_same(const char *path, __u64 dev, __u64 ino)
+{
+	struct elf_file *ef;
+	struct stat st;
+
+	if (stat(path, &st) || st.st_dev != dev || st.st_ino != ino)
+		return NULL;
+	ef = elf_file__open(path);
+	if (ef && (stat(path, &st) || st.st_dev != dev || st.st_ino != ino)) {
+		elf_file__close(ef);
+		return NULL;
+	}
+	return ef;
+}
+
 /*
  * The file a mapping of tgid shows, opened as the process sees it: its
  * map_files entry is the mapped file itself (also deleted, also in
- * another mount namespace); the path under its root is the fallback.
+ * another mount namespace); the path under its root is the fallback. A
+ * process that exited since its maps were read has neither: the same path
+ * in frecd's mount namespace, if it is the same file there (device and
+ * inode as the maps showed them), still names its frames.
  */
 static struct elf_file *open_mapped(struct frecd_symbolizer *s, __u32 tgid,
 				    const struct learn_map *lm)
@@ -297,7 +317,10 @@ static struct elf_file *open_mapped(struct frecd_symbolizer *s, __u32 tgid,
 	if (ef || errno == ENOEXEC || errno == EINVAL)
 		return ef;
 	snprintf(path, sizeof(path), "%s/%u/root%s", s->proc, tgid, lm->path);
-	return elf_file__open(path);
+	ef = elf_file__open(path);
+	if (ef || errno == ENOEXEC || errno == EINVAL)
+		return ef;
+	return open_if_same(lm->path, lm->dev, lm->ino);
 }
 
 /* The cached file (dev, ino) that ef (may be NULL; closed here) reads, a

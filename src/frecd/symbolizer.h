@@ -9,7 +9,9 @@
  * /proc/PID/maps and, for each executable file it maps, opens the file
  * through /proc/PID/map_files (or /proc/PID/root/PATH), so that files of
  * other mount namespaces and deleted files are the ones the process runs,
- * reads its build-id and its function symbols (elf_syms.h). Files are
+ * reads its build-id and its function symbols (elf_syms.h). A process that
+ * exited between the two reads leaves the path in frecd's own mount
+ * namespace, used only if it is the same device and inode. Files are
  * cached by (device, inode, build-id), shared by every process that maps
  * them. An exec, or a new process under a pid seen before, starts a new
  * image: the next stack learns it again. A frame outside a learned image's

@@ -611,65 +611,106 @@ static void test_symbolizer_probe_hit(void **state)
 	frecd_symbolizer__free(s);
 }
 
+/* A copy of this test's binary at a temp path beside it (not /tmp, which
+ * may be noexec), the page holding the marker function's code mapped from
+ * it, then the copy unlinked: a mapping whose file is gone. *ip is the
+ * marker function's address in that mapping. */
+static void *map_deleted_copy(const char *exe, __u64 file_off, __u64 *ip)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char copy[PATH_MAX + 32], buf[65536];
+	int in, out;
+	ssize_t n;
+	void *p;
+
+	snprintf(copy, sizeof(copy), "%s.copy-XXXXXX", exe);
+	out = mkstemp(copy);
+	assert_true(out >= 0);
+	in = open(exe, O_RDONLY);
+	assert_true(in >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	p = mmap(NULL, 2 * page, PROT_READ | PROT_EXEC, MAP_PRIVATE, out, (off_t)(file_off & ~(page - 1)));
+	assert_true(p != MAP_FAILED);
+	close(out);
+	assert_int_equal(unlink(copy), 0);
+	*ip = (__u64)(uintptr_t)p + (file_off & (page - 1));
+	return p;
+}
+
 /*
  * A process that exits while the helper learns it: its maps were read, but
- * its files could not be opened any more (here: a proc directory without
- * them). Those mappings name nothing; a probe hit's mapping of the probed
- * file still names its frames, and the rest keep the path the maps gave.
+ * its /proc files are gone (here: a proc directory without them). A file
+ * still at its path in frecd's mount namespace, the same device and inode,
+ * names its frames. A file that is not (deleted, or replaced) names
+ * nothing, but a probe hit's mapping of the probed file names the hit's
+ * frames, whether the hit comes before the image is learned or after.
  */
 static void test_symbolizer_maps_without_files(void **state)
 {
 	char proc[] = "/tmp/frec-test-proc-XXXXXX";
 	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = "/nonexistent",
 					   .proc = proc };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	const struct frec_symbolizer *iface;
+	__u64 ip, file_off, img, cip;
 	struct frec_user_frame uf;
 	struct frecd_symbolizer *s;
-	__u64 ip, file_off, img;
 	struct find_ctx f;
 	char exe[PATH_MAX];
 	ssize_t n;
+	void *p;
 
 	assert_non_null(mkdtemp(proc));
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	assert_true(n > 0);
 	exe[n] = '\0';
 	marker_site(&ip, &file_off, &f);
+	p = map_deleted_copy(exe, file_off, &cip);
 	s = frecd_symbolizer__new(&o);
 	assert_non_null(s);
 	iface = frecd_symbolizer__iface(s);
 	assert_int_equal(frecd_symbolizer__start(s), 0);
 
-	/* without a probe hit: the maps' path, no name */
 	img = iface->image(iface->ctx, getpid());
 	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	/* the file at its path */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
-	assert_null(uf.sym);
-
-	/* a hit once the image is learned so: named by the probed file */
-	frecd_symbolizer__probe_file(s, exe, "");
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
-	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
-	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
 	assert_non_null(uf.sym);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	/* the deleted copy: its path as the maps show it, no name */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
+	assert_non_null(strstr(uf.path, ".copy-"));
+	assert_null(uf.sym);
 
-	/* a hit before the image is learned: the same */
-	frecd_symbolizer__new_image(s, getpid());
-	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
-	img = iface->image(iface->ctx, getpid());
+	/* a hit in the copy once the image is learned so: named by the
+	 * probed file (the same bytes) */
+	frecd_symbolizer__probe_file(s, exe, "");
 	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
-	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
+	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, cip);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
 	assert_non_null(uf.sym);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 	assert_int_equal(uf.file_offset, file_off + 3);
-	/* another file the maps show: its path, no name */
-	assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)getpid, &uf), 0);
-	assert_string_not_equal(uf.path, exe);
-	assert_null(uf.sym);
+
+	/* a hit before the image is learned: the same */
+	frecd_symbolizer__new_image(s, getpid());
+	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, cip);
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
+	assert_non_null(uf.sym);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	/* the real file's frames: still named from its path */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
+	assert_non_null(uf.sym);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
 	frecd_symbolizer__free(s);
+	munmap(p, 2 * page);
 	assert_int_equal(rmdir(proc), 0);
 }
 
