@@ -224,9 +224,9 @@ static void on_record(void *ctx, const void *data, size_t len)
 	 * before the record, so that the stacks after it see the new one. */
 	if (d->opts->symbolizer && len >= sizeof(*h)) {
 		if (h->type == FREC_EV_PROCESS_EXEC) {
-			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid);
+			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid, h->ts);
 		} else if (f && f->child_tgid != f->parent_tgid) {
-			frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid);
+			frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid, h->ts);
 		}
 	}
 	if (d->opts->symbolizer && d->opts->bpf && h->type == FREC_EV_STACK &&
@@ -349,6 +349,9 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	if (cut < now)
 		now = cut;
 	d->read_to = now;
+	/* before any seal names a frame: the execs before now are known */
+	if (d->opts->symbolizer)
+		frecd_symbolizer__drained(d->opts->symbolizer, now);
 	lost = frecd_drops__poll(d->drops, d->rec, now);
 	feed_triggers(d, lost, now);
 	log_losses(d, now, false);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "frecd/clock.h"
 #include "frecd/elf_file.h"
 #include "frecd/elf_syms.h"
 #include "frecd/ksyms.h"
@@ -68,6 +69,19 @@ struct simage {
 	bool current;			/* tgid's present image */
 	struct smap *maps;		/* sorted by start */
 	size_t nmaps;
+	/*
+	 * The maps hold what /proc showed at read_ns (boot clock, after the
+	 * files were opened). An exec (or a new process under the pid) at or
+	 * before then makes them another program's: new_image() drops them,
+	 * and until the drain has passed read_ns, when such an exec would have
+	 * been seen, they name nothing. Meanwhile a relearn's predecessors,
+	 * old_maps, still name what they did.
+	 */
+	__u64 read_ns;
+	struct smap *old_maps;
+	size_t nold;
+	__u64 old_read_ns;
+	__u64 ended_ns;			/* once not current: the exec's time */
 	/* A READY image missing a mapping (a library loaded since) is read
 	 * again, at most once per relearn_gap_ns, which doubles each time. */
 	bool relearning;
@@ -109,6 +123,7 @@ struct frecd_symbolizer {
 	size_t qhead, qtail;		/* qtail - qhead entries */
 	bool busy;			/* the helper works on one */
 	__u64 learned, failed;
+	__u64 drained_ns;		/* frecd_symbolizer__drained() */
 	struct sprobed probed[PROBED_MAX];	/* never removed: indexes stay */
 	size_t nprobed, probed_todo;
 	__u64 page;
@@ -156,6 +171,16 @@ static struct simage *img_find(struct frecd_symbolizer *s, __u32 tgid, __u64 ima
 
 static void file_put(struct frecd_symbolizer *s, struct sfile *f);
 
+/* Drop n mappings and their files' references (under lock). */
+static void maps_drop(struct frecd_symbolizer *s, struct smap **maps, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		file_put(s, (*maps)[i].file);
+	free(*maps);
+	*maps = NULL;
+	*n = 0;
+}
+
 static void img_free(struct frecd_symbolizer *s, struct simage *im)
 {
 	struct simage **pp;
@@ -167,11 +192,10 @@ static void img_free(struct frecd_symbolizer *s, struct simage *im)
 			break;
 		}
 	LIST_DEL(im);
-	for (i = 0; i < im->nmaps; i++)
-		file_put(s, im->maps[i].file);
+	maps_drop(s, &im->maps, &im->nmaps);
+	maps_drop(s, &im->old_maps, &im->nold);
 	for (i = 0; i < im->nsynth; i++)
 		file_put(s, im->synth[i].file);
-	free(im->maps);
 	free(im->synth);
 	free(im->anchors);
 	free(im);
@@ -457,6 +481,7 @@ static void learn(struct frecd_symbolizer *s, __u32 tgid, __u64 image)
 	struct smap *maps = NULL;
 	struct simage *im;
 	size_t i, n = 0;
+	__u64 read_ns;
 	bool still;
 	int ret;
 
@@ -489,25 +514,33 @@ static void learn(struct frecd_symbolizer *s, __u32 tgid, __u64 image)
 	free(l.maps);
 	if (n)
 		qsort(maps, n, sizeof(*maps), cmp_smap);
+	read_ns = frecd_clock__boot_ns();
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, image);
+	/* an exec seen since, before the read ended: another program's maps */
+	if (!ret && im && !im->current && im->ended_ns <= read_ns)
+		ret = -ESRCH;
 	if (im && im->relearning) {
-		/* the old mappings go (their files stay while another maps them
-		 * or the LRU keeps them); nothing read: the old ones stay */
+		/* the old mappings go once the new ones are trusted (their
+		 * files stay while another maps them or the LRU keeps them);
+		 * nothing read: the old ones stay */
 		im->relearning = false;
 		if (!ret) {
-			struct smap *old = im->maps;
-			size_t nold = im->nmaps;
-
+			maps_drop(s, &im->old_maps, &im->nold);
+			im->old_maps = im->maps;
+			im->nold = im->nmaps;
+			im->old_read_ns = im->read_ns;
 			im->maps = maps;
 			im->nmaps = n;
-			maps = old;
-			n = nold;
+			im->read_ns = read_ns;
+			maps = NULL;
+			n = 0;
 		}
 	} else if (im && im->state == IMG_QUEUED && !ret) {
 		im->maps = maps;
 		im->nmaps = n;
+		im->read_ns = read_ns;
 		im->state = IMG_READY;
 		im->relearn_gap_ns = RELEARN_FIRST_NS / 2;	/* doubled at the first */
 		im->relearn_at_ns = mono_ns() + RELEARN_FIRST_NS;
@@ -626,6 +659,24 @@ static const struct smap *map_find(const struct smap *maps, size_t n, __u64 ip)
 	return ip < maps[lo].end ? &maps[lo] : NULL;
 }
 
+/* The mappings of a READY image that may name frames (under lock): those
+ * read before the drain's horizon, else the ones a relearn replaced (a
+ * relearn's, once trusted, lets those go). */
+static const struct smap *img_maps(struct frecd_symbolizer *s, struct simage *im, size_t *n)
+{
+	*n = 0;
+	if (im->state != IMG_READY)
+		return NULL;
+	if (im->read_ns <= s->drained_ns) {
+		if (im->nold)
+			maps_drop(s, &im->old_maps, &im->nold);
+		*n = im->nmaps;
+		return im->maps;
+	}
+	*n = im->nold;
+	return im->old_maps;
+}
+
 /*
  * A probe hit at ip, of the probed file's offset file_off, in image im
  * (under lock): its file's executable segments, mapped where ip puts them,
@@ -740,10 +791,11 @@ static int sym_kernel(void *ctx, __u64 ip, const char **sym, __u64 *sym_offset)
 static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_user_frame *out)
 {
 	struct frecd_symbolizer *s = ctx;
-	const struct smap *m = NULL;
+	const struct smap *m = NULL, *maps;
 	struct simage *im;
 	__u64 addr;
 	int ret = -ENOENT;
+	size_t n;
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, image);
@@ -755,8 +807,8 @@ static int sym_user(void *ctx, __u32 tgid, __u64 image, __u64 ip, struct frec_us
 	 * the maps show and the helper could not open (the process exited
 	 * between reading its maps and opening its files) names nothing,
 	 * where a probe hit's mapping of the probed file can */
-	if (im->state == IMG_READY)
-		m = map_find(im->maps, im->nmaps, ip);
+	maps = img_maps(s, im, &n);
+	m = map_find(maps, n, ip);
 	if (!m || !m->file->syms) {
 		const struct smap *sm = map_find(im->synth, im->nsynth, ip);
 
@@ -901,14 +953,39 @@ const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s
 	return &s->iface;
 }
 
-void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid)
+void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 ts)
 {
 	struct simage *im;
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, 0);
-	if (im)
+	if (im) {
 		im->current = false;
+		im->ended_ns = ts;
+		/* maps read at or after the exec are the new program's */
+		if (im->state == IMG_READY && im->read_ns >= ts) {
+			maps_drop(s, &im->maps, &im->nmaps);
+			if (im->nold && im->old_read_ns < ts) {
+				im->maps = im->old_maps;
+				im->nmaps = im->nold;
+				im->read_ns = im->old_read_ns;
+				im->old_maps = NULL;
+				im->nold = 0;
+			} else {
+				im->state = IMG_FAILED;
+			}
+		}
+		if (im->nold && im->old_read_ns >= ts)
+			maps_drop(s, &im->old_maps, &im->nold);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void frecd_symbolizer__drained(struct frecd_symbolizer *s, __u64 ts)
+{
+	pthread_mutex_lock(&s->lock);
+	if (ts > s->drained_ns)
+		s->drained_ns = ts;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -925,10 +1002,10 @@ void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const c
 				 const char *build_id, __u64 file_off, __u64 ip)
 {
 	struct sanchor a = { .file_off = file_off, .ip = ip };
-	const struct smap *m;
+	const struct smap *m, *maps;
 	struct simage *im;
 	__u64 image;
-	size_t i;
+	size_t i, n;
 	int idx;
 
 	pthread_mutex_lock(&s->lock);
@@ -940,7 +1017,8 @@ void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const c
 	 * mapping read whose file could not be opened is as none) */
 	if (!im || map_find(im->synth, im->nsynth, ip))
 		goto out;
-	m = im->state == IMG_READY ? map_find(im->maps, im->nmaps, ip) : NULL;
+	maps = img_maps(s, im, &n);
+	m = map_find(maps, n, ip);
 	if (m && m->file->syms)
 		goto out;
 	if (anchor_apply(s, im, &a))

@@ -34,9 +34,15 @@
  * that no image maps, max_file_bytes of their symbols (least recently
  * used first). Files that live images map are kept.
  *
- * Threads: new, start, free, exec, probe_file, probe_hit and the
- * recorder's calls (image, kernel, user) on the loop's thread; the helper
- * thread is the symbolizer's own.
+ * The maps of a live process can change under the reader: an exec, or a
+ * new process under the same pid, not yet drained when they are read. A
+ * read is used only once the drain has passed its time (drained()), and
+ * an exec or fork recorded before the read ended (new_image()) drops it:
+ * a wrong name is never given for an image the process left.
+ *
+ * Threads: new, start, free, new_image, drained, probe_file, probe_hit and
+ * the recorder's calls (image, kernel, user) on the loop's thread; the
+ * helper thread is the symbolizer's own.
  * The recorder's calls never read a file or wait for the helper: they take
  * a mutex the helper holds only to publish what it learned.
  */
@@ -87,9 +93,14 @@ int frecd_symbolizer__start(struct frecd_symbolizer *s);
 /* The interface for frec_recorder__set_symbolizer(); lives as long as s. */
 const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s);
 
-/* tgid exec'd, or a new process got tgid: its next stack starts a new image
- * (the old one stays for the stacks already recorded). */
-void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid);
+/* tgid exec'd, or a new process got tgid, at ts (the record's time, boot
+ * clock): its next stack starts a new image (the old one stays for the
+ * stacks already recorded, without the maps read at or after ts: those
+ * are the new program's). */
+void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 ts);
+/* Every record before ts (boot clock) has been handed to the recorder, its
+ * execs and forks to new_image(): maps read before ts may name frames. */
+void frecd_symbolizer__drained(struct frecd_symbolizer *s, __u64 ts);
 
 /* A probed file (a uprobe's path, as frecd attached it, and the build-id
  * it had then, hex; NULL or "": none to check): the helper reads its

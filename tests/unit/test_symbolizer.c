@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <cmocka.h>
@@ -23,6 +24,24 @@
 #include "frecd/ksyms.h"
 #include "frecd/proc_maps.h"
 #include "frecd/symbolizer.h"
+
+static __u64 boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The helper has nothing left to do, and frecd's drain has passed now (as
+ * it does before any seal names a frame): what was read may be used. */
+static int settle(struct frecd_symbolizer *s)
+{
+	int ret = frecd_symbolizer__drain(s, 10000);
+
+	frecd_symbolizer__drained(s, boot_ns());
+	return ret;
+}
 
 /* A function whose name the tests look for; global, so that a stripped
  * copy keeps it nowhere but in .gnu_debugdata. */
@@ -344,7 +363,7 @@ static void test_symbolizer(void **state)
 	assert_true(img > 0);
 	/* the same image until an exec is seen */
 	assert_int_equal(iface->image(iface->ctx, getpid()), img);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	assert_string_equal(uf.path, exe);
 	assert_non_null(uf.sym);
@@ -366,13 +385,13 @@ static void test_symbolizer(void **state)
 		assert_true(p != MAP_FAILED);
 		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
 				 -ENOENT);
-		assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+		assert_int_equal(settle(s), 0);
 		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
 				 -ENOENT);	/* too soon: not read again */
 		usleep(1100 * 1000);
 		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf),
 				 -ENOENT);	/* now queued */
-		assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+		assert_int_equal(settle(s), 0);
 		assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)p + 0x10, &uf), 0);
 		assert_string_equal(uf.path, exe);
 		assert_int_equal(uf.file_offset, 0x10);
@@ -385,17 +404,17 @@ static void test_symbolizer(void **state)
 	assert_int_equal(iface->user(iface->ctx, getpid(), img + 100, ip, &uf), -ENOENT);
 
 	/* an exec: a new image; the old one still names its frames */
-	frecd_symbolizer__new_image(s, getpid());
+	frecd_symbolizer__new_image(s, getpid(), boot_ns());
 	img2 = iface->image(iface->ctx, getpid());
 	assert_true(img2 != img);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img2, ip, &uf), 0);
 
 	/* a process that is gone: learned as failed, nothing named */
 	img = iface->image(iface->ctx, 0x7ffffffe);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, 0x7ffffffe, img, ip, &uf), -ENOENT);
 
 	frecd_symbolizer__stats(s, &st);
@@ -462,11 +481,11 @@ static void test_symbolizer_bounded(void **state)
 	/* no kallsyms: no kernel names */
 	assert_int_equal(iface->kernel(iface->ctx, 0xffffffff81000105ull, &name, &off), -ENOENT);
 	a = iface->image(iface->ctx, getpid());
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	b = iface->image(iface->ctx, 0x7ffffff0);
 	iface->image(iface->ctx, getpid());	/* a is used again: b is the oldest */
 	iface->image(iface->ctx, 0x7ffffff1);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	frecd_symbolizer__stats(s, &st);
 	assert_int_equal(st.images, 2);
 	assert_int_equal(iface->user(iface->ctx, getpid(), a, ip, &uf), 0);
@@ -554,12 +573,12 @@ static void test_symbolizer_probe_hit(void **state)
 	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);
 	assert_int_equal(frecd_symbolizer__start(s), 0);
 	frecd_symbolizer__probe_file(s, exe, "");
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 
 	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);
 	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);	/* again: nothing more */
 	img = iface->image(iface->ctx, gone);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);	/* its maps: not read */
+	assert_int_equal(settle(s), 0);	/* its maps: not read */
 	assert_int_equal(iface->user(iface->ctx, gone, img, ip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
@@ -573,37 +592,37 @@ static void test_symbolizer_probe_hit(void **state)
 	assert_int_equal(iface->user(iface->ctx, gone, img, 8, &uf), -ENOENT);
 
 	/* an exec: the new image is another program, the old one still named */
-	frecd_symbolizer__new_image(s, gone);
+	frecd_symbolizer__new_image(s, gone, boot_ns());
 	img2 = iface->image(iface->ctx, gone);
 	assert_true(img2 != img);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone, img2, ip, &uf), -ENOENT);
 	assert_int_equal(iface->user(iface->ctx, gone, img, ip, &uf), 0);
 
 	/* an address the probed offset cannot be at: no mappings made up */
 	frecd_symbolizer__probe_hit(s, gone2, exe, NULL, file_off, ip + 16);
 	img = iface->image(iface->ctx, gone2);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone2, img, ip + 16, &uf), -ENOENT);
 	assert_int_equal(iface->user(iface->ctx, gone2, img, main_ip, &uf), -ENOENT);
 
 	/* a file not read yet when the hit comes: named once it is */
 	frecd_symbolizer__probe_hit(s, gone3, "/proc/self/exe", NULL, file_off, ip);
 	img = iface->image(iface->ctx, gone3);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone3, img, ip + 3, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 
 	/* the file at the path is not the one probed (another build-id) */
 	frecd_symbolizer__probe_hit(s, gone4, exe, "00deadbeef", file_off, ip);
 	img = iface->image(iface->ctx, gone4);
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone4, img, ip + 3, &uf), -ENOENT);
 
 	/* a live process: its maps, read, win and name the rest too */
 	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
 	img = iface->image(iface->ctx, getpid());
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, (__u64)(uintptr_t)getpid, &uf), 0);
@@ -675,7 +694,7 @@ static void test_symbolizer_maps_without_files(void **state)
 	assert_int_equal(frecd_symbolizer__start(s), 0);
 
 	img = iface->image(iface->ctx, getpid());
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	/* the file at its path */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
@@ -689,7 +708,7 @@ static void test_symbolizer_maps_without_files(void **state)
 	/* a hit in the copy once the image is learned so: named by the
 	 * probed file (the same bytes) */
 	frecd_symbolizer__probe_file(s, exe, "");
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, cip);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
@@ -698,10 +717,10 @@ static void test_symbolizer_maps_without_files(void **state)
 	assert_int_equal(uf.file_offset, file_off + 3);
 
 	/* a hit before the image is learned: the same */
-	frecd_symbolizer__new_image(s, getpid());
+	frecd_symbolizer__new_image(s, getpid(), boot_ns());
 	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, cip);
 	img = iface->image(iface->ctx, getpid());
-	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
 	assert_non_null(uf.sym);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
@@ -712,6 +731,76 @@ static void test_symbolizer_maps_without_files(void **state)
 	frecd_symbolizer__free(s);
 	munmap(p, 2 * page);
 	assert_int_equal(rmdir(proc), 0);
+}
+
+/*
+ * An exec (or a new process under the pid) that the drain has not handed
+ * over yet when the helper reads the maps: they are the new program's. A
+ * read is used only once the drain has passed it, and an exec recorded
+ * before the read ended drops it; a relearn's read, until it is trusted,
+ * leaves the maps before it in use, and goes if such an exec comes.
+ */
+static void test_symbolizer_exec_race(void **state)
+{
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = "/nonexistent" };
+	__u64 ip = (__u64)(uintptr_t)frec_test_marker_fn + 3, img, before, between;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const struct frec_symbolizer *iface;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	char exe[PATH_MAX];
+	__u64 lib;
+	ssize_t n;
+	void *p;
+	int fd;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	s = frecd_symbolizer__new(&o);
+	assert_non_null(s);
+	iface = frecd_symbolizer__iface(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+
+	/* read, not yet trusted: nothing named; trusted once drained past */
+	before = boot_ns();
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
+	frecd_symbolizer__drained(s, boot_ns());
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+
+	/* an exec before the read, drained only now: the maps go */
+	frecd_symbolizer__new_image(s, getpid(), before);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
+
+	/* a new image, trusted; then a relearn (a mapping added since) */
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(settle(s), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	between = boot_ns();
+	fd = open(exe, O_RDONLY);
+	assert_true(fd >= 0);
+	p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	lib = (__u64)(uintptr_t)p + 0x10;
+	usleep(1100 * 1000);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, lib, &uf), -ENOENT); /* queued */
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	/* read again, not trusted yet: the first read still names its frames */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, lib, &uf), -ENOENT);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	/* an exec between the two reads: the second goes, the first stays */
+	frecd_symbolizer__new_image(s, getpid(), between);
+	frecd_symbolizer__drained(s, boot_ns());
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, lib, &uf), -ENOENT);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	munmap(p, page);
+	frecd_symbolizer__free(s);
 }
 
 int main(void)
@@ -729,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_symbolizer_bounded),
 		cmocka_unit_test(test_symbolizer_probe_hit),
 		cmocka_unit_test(test_symbolizer_maps_without_files),
+		cmocka_unit_test(test_symbolizer_exec_race),
 		cmocka_unit_test(test_kernel_skip),
 	};
 
