@@ -43,6 +43,27 @@ static int settle(struct frecd_symbolizer *s)
 	return ret;
 }
 
+/* This test binary's path. */
+static void self_exe(char exe[PATH_MAX])
+{
+	ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
+
+	assert_true(n > 0);
+	exe[n] = '\0';
+}
+
+/* A symbolizer with opts o, started; *iface its interface. */
+static struct frecd_symbolizer *started(const struct frecd_symbolizer_opts *o,
+					const struct frec_symbolizer **iface)
+{
+	struct frecd_symbolizer *s = frecd_symbolizer__new(o);
+
+	assert_non_null(s);
+	*iface = frecd_symbolizer__iface(s);
+	assert_int_equal(frecd_symbolizer__start(s), 0);
+	return s;
+}
+
 /* A function whose name the tests look for; global, so that a stripped
  * copy keeps it nowhere but in .gnu_debugdata. */
 __attribute__((noinline)) int frec_test_marker_fn(int x);
@@ -208,14 +229,11 @@ static void test_maps_self(void **state)
 {
 	struct find_ctx f = { .addr = (__u64)(uintptr_t)frec_test_marker_fn };
 	char exe[PATH_MAX];
-	ssize_t n;
 
 	assert_int_equal(frecd_maps__read(getpid(), find_addr, &f), 1);
 	assert_int_equal(f.found, 1);
 	assert_true(f.m.exec);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
+	self_exe(exe);
 	assert_string_equal(f.path, exe);
 	assert_int_equal(frecd_maps__read(0x7fffffff, find_addr, &f), -ENOENT);
 }
@@ -286,13 +304,10 @@ static void test_elf_stripped(void **state)
 	char bare[PATH_MAX], mini[PATH_MAX], exe[PATH_MAX];
 	unsigned int sources;
 	const char *name;
-	ssize_t n;
 	__u64 off;
 
 	/* the commands' own /proc/self/exe would be theirs */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
+	self_exe(exe);
 	if (run("command -v objcopy >/dev/null && command -v strip >/dev/null && command -v xz >/dev/null"))
 		skip();
 	assert_non_null(mkdtemp(tmpdir));
@@ -338,7 +353,6 @@ static void test_symbolizer(void **state)
 	struct frecd_symbolizer *s;
 	char exe[PATH_MAX];
 	const char *name;
-	ssize_t n;
 	FILE *f;
 	int fd;
 
@@ -347,14 +361,9 @@ static void test_symbolizer(void **state)
 	f = fdopen(fd, "w");
 	fputs(kallsyms_text, f);
 	fclose(f);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
+	self_exe(exe);
 
-	s = frecd_symbolizer__new(&o);
-	assert_non_null(s);
-	iface = frecd_symbolizer__iface(s);
-	assert_int_equal(frecd_symbolizer__start(s), 0);
+	s = started(&o, &iface);
 	assert_int_equal(iface->kernel(iface->ctx, 0xffffffff81000105ull, &name, &off), 0);
 	assert_string_equal(name, "do_nanosleep");
 	assert_int_equal(off, 5);
@@ -474,10 +483,7 @@ static void test_symbolizer_bounded(void **state)
 	const char *name;
 	__u64 off;
 
-	s = frecd_symbolizer__new(&o);
-	assert_non_null(s);
-	iface = frecd_symbolizer__iface(s);
-	assert_int_equal(frecd_symbolizer__start(s), 0);
+	s = started(&o, &iface);
 	/* no kallsyms: no kernel names */
 	assert_int_equal(iface->kernel(iface->ctx, 0xffffffff81000105ull, &name, &off), -ENOENT);
 	a = iface->image(iface->ctx, getpid());
@@ -560,11 +566,8 @@ static void test_symbolizer_probe_hit(void **state)
 	__u64 ip, file_off, img, img2;
 	struct find_ctx f;
 	char exe[PATH_MAX];
-	ssize_t n;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
+	self_exe(exe);
 	marker_site(&ip, &file_off, &f);
 	s = frecd_symbolizer__new(&o);
 	assert_non_null(s);
@@ -679,19 +682,13 @@ static void test_symbolizer_maps_without_files(void **state)
 	struct frecd_symbolizer *s;
 	struct find_ctx f;
 	char exe[PATH_MAX];
-	ssize_t n;
 	void *p;
 
 	assert_non_null(mkdtemp(proc));
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
+	self_exe(exe);
 	marker_site(&ip, &file_off, &f);
 	p = map_deleted_copy(exe, file_off, &cip);
-	s = frecd_symbolizer__new(&o);
-	assert_non_null(s);
-	iface = frecd_symbolizer__iface(s);
-	assert_int_equal(frecd_symbolizer__start(s), 0);
+	s = started(&o, &iface);
 
 	img = iface->image(iface->ctx, getpid());
 	assert_int_equal(settle(s), 0);
@@ -750,17 +747,11 @@ static void test_symbolizer_exec_race(void **state)
 	struct frecd_symbolizer *s;
 	char exe[PATH_MAX];
 	__u64 lib;
-	ssize_t n;
 	void *p;
 	int fd;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
-	s = frecd_symbolizer__new(&o);
-	assert_non_null(s);
-	iface = frecd_symbolizer__iface(s);
-	assert_int_equal(frecd_symbolizer__start(s), 0);
+	self_exe(exe);
+	s = started(&o, &iface);
 
 	/* read, not yet trusted: nothing named; trusted once drained past */
 	before = boot_ns();
