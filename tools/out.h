@@ -39,6 +39,8 @@ void frec_out__write_slow(struct frec_out *o, const void *p, size_t n);
 
 static inline void frec_out__write(struct frec_out *o, const void *p, size_t n)
 {
+	if (!n)
+		return;		/* p may be NULL then (an empty buffer) */
 	if (o->len + n <= sizeof(o->buf)) {
 		memcpy(o->buf + o->len, p, n);
 		o->len += n;

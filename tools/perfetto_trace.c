@@ -18,6 +18,7 @@
  *    ftrace_cpu_dropped_events_delta, an error, per CPU. Records lost on no
  *    known CPU are only in the bundles' lost_events.
  */
+#include <stdint.h>
 #include "perfetto.h"
 #include "walk.h"
 
@@ -64,10 +65,13 @@ void pexport__clock_snapshot(struct pexport *x, __u64 t)
 {
 	const struct frec_header *h = frec_walk__header(x->ew.w);
 	struct frec_pb *p = &x->pkt;
-	__s64 real = (__s64)t + h->boottime_to_realtime_ns;
+	__s64 real;
 
-	if (!h->boottime_to_realtime_ns || real < 0)
-		return;		/* not known: the UI shows boot time only */
+	/* not known, or no time of this epoch (a damaged or hostile header):
+	 * the UI shows boot time only */
+	if (!h->boottime_to_realtime_ns || t > INT64_MAX ||
+	    __builtin_add_overflow((__s64)t, h->boottime_to_realtime_ns, &real) || real < 0)
+		return;
 	frec_pb__begin(p, TRACE_PACKET);
 	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
 	frec_pb__begin(p, TP_CLOCK_SNAPSHOT);
