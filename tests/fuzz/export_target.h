@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the two export targets share: one `frec export` run on the input
+ * What the export targets share: one `frec export` run on the input
  * (its CRCs recomputed, see harness.h), with --gzip when the input's length
  * is odd, so that the seeds stay plain snapshot files. The exit status must
  * be 0, 1 or 3 and the error stream clean text; the output, inflated when
@@ -47,6 +47,9 @@ static inline void export_target__run(const uint8_t *data, size_t size,
 	if (format == FREC_EXPORT_PERFETTO)
 		st = frec_export_perfetto__run(fuzz_input__path(), &o, export_out.f, export_err.f,
 					       &stats);
+	else if (format == FREC_EXPORT_PPROF)
+		st = frec_export_pprof__run(fuzz_input__path(), &o, export_out.f, export_err.f,
+					    &stats);
 	else
 		st = frec_export_chrome__run(fuzz_input__path(), &o, export_out.f, export_err.f,
 					     &stats);

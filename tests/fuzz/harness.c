@@ -594,6 +594,28 @@ static void pb_bundle(const struct pb *pb, const uint8_t *p, size_t len)
 	}
 }
 
+void fuzz_check__pprof(const char *what, const uint8_t *p, size_t n)
+{
+	struct pb pb = { .what = what, .base = p, .total = n };
+	const uint8_t *end = p + n;
+	struct pb_field f;
+	bool first_string = true;
+
+	/* Profile: its messages (sample 2, mapping 3, location 4, function 5)
+	 * parse, and the string table (6) starts with "", as pprof requires */
+	while (pb_next(&pb, &p, end, &f)) {
+		if (f.num >= 2 && f.num <= 6 && f.wire != 2)
+			pb_fail(&pb, p, "a Profile message or string is not length-delimited");
+		if (f.num >= 2 && f.num <= 5)
+			pb_message(&pb, f.p, f.len);
+		if (f.num == 6) {
+			if (first_string && f.len)
+				pb_fail(&pb, p, "string_table[0] is not empty");
+			first_string = false;
+		}
+	}
+}
+
 void fuzz_check__perfetto(const char *what, const uint8_t *p, size_t n)
 {
 	struct pb pb = { .what = what, .base = p, .total = n };

@@ -65,6 +65,7 @@ void fuzz_check__text(const char *what, const char *p, size_t n);
 void fuzz_check__json(const char *what, const char *p, size_t n);
 void fuzz_check__json_lines(const char *what, const char *p, size_t n);
 void fuzz_check__perfetto(const char *what, const uint8_t *p, size_t n);
+void fuzz_check__pprof(const char *what, const uint8_t *p, size_t n);
 /* Inflate a gzip stream (aborts if it is not one); the result is valid until
  * the next call. NULL when it inflates to more than FUZZ_SINK_CAP bytes. */
 const char *fuzz_check__gunzip(const char *what, const char *p, size_t n, size_t *outlen);
