@@ -304,17 +304,29 @@ static int collect_map(const struct frecd_map *m, void *ctx)
 	return 0;
 }
 
-/* The file at path when it is the one (dev, ino) names, before and after
- * the open (not replaced meanwhile), or NULL. */
-static struct elf_file *open_if_same(const char *path, __u64 dev, __u64 ino)
+/* The file at path, the same one (*st) before and after the open (not
+ * replaced meanwhile), or NULL. */
+static struct elf_file *open_stable(const char *path, struct stat *st)
 {
 	struct elf_file *ef;
-	struct stat st;
+	struct stat after;
 
-	if (stat(path, &st) || st.st_dev != dev || st.st_ino != ino)
+	if (stat(path, st) || !(ef = elf_file__open(path)))
 		return NULL;
-	ef = elf_file__open(path);
-	if (ef && (stat(path, &st) || st.st_dev != dev || st.st_ino != ino)) {
+	if (stat(path, &after) || after.st_dev != st->st_dev || after.st_ino != st->st_ino) {
+		elf_file__close(ef);
+		return NULL;
+	}
+	return ef;
+}
+
+/* The file at path when it is the one (dev, ino) names, or NULL. */
+static struct elf_file *open_if_same(const char *path, __u64 dev, __u64 ino)
+{
+	struct stat st;
+	struct elf_file *ef = open_stable(path, &st);
+
+	if (ef && (st.st_dev != dev || st.st_ino != ino)) {
 		elf_file__close(ef);
 		return NULL;
 	}
@@ -403,9 +415,9 @@ static struct sfile *file_of(struct frecd_symbolizer *s, __u32 tgid, const struc
  */
 static void load_probed(struct frecd_symbolizer *s)
 {
-	struct elf_file *ef = NULL;
+	struct elf_file *ef;
 	struct sfile *f = NULL;
-	struct stat a, b;
+	struct stat st;
 	char *path = NULL;
 	bool found;
 	size_t i;
@@ -422,11 +434,8 @@ static void load_probed(struct frecd_symbolizer *s)
 	pthread_mutex_unlock(&s->lock);
 	if (!found)
 		return;
-	if (path && !stat(path, &a) && (ef = elf_file__open(path)) && !stat(path, &b) &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		f = file_cached(s, ef, a.st_dev, a.st_ino, path);
-	else
-		elf_file__close(ef);
+	if (path && (ef = open_stable(path, &st)))
+		f = file_cached(s, ef, st.st_dev, st.st_ino, path);
 	pthread_mutex_lock(&s->lock);
 	/* not the file probed: rebuilt since, or without symbols */
 	if (f && (!f->syms || (s->probed[i].build_id[0] &&
