@@ -225,7 +225,9 @@ static void file_destroy(struct sfile *f)
 	free(f);
 }
 
-/* Unmapped files beyond the limits go, oldest first. */
+/* Unmapped files beyond the limits go, oldest first. Only on the loop's
+ * thread, between the recorder's calls: the names user() gave point into
+ * a file, and the recorder copies them after the call returned. */
 static void files_trim(struct frecd_symbolizer *s)
 {
 	while (s->nunmapped && (s->nunmapped > s->opts.max_files ||
@@ -255,6 +257,9 @@ static void file_get(struct frecd_symbolizer *s, struct sfile *f)
 	}
 }
 
+/* The last reference puts f on the LRU of unmapped files, which drained()
+ * trims: the helper lets go of files too, while the recorder may hold a
+ * name of f that an earlier user() call gave. */
 static void file_put(struct frecd_symbolizer *s, struct sfile *f)
 {
 	if (--f->refs)
@@ -262,7 +267,6 @@ static void file_put(struct frecd_symbolizer *s, struct sfile *f)
 	LIST_ADD_TAIL(&s->file_lru, f);
 	s->nunmapped++;
 	s->unmapped_bytes += f->bytes;
-	files_trim(s);
 }
 
 /* --- the helper thread --------------------------------------------------- */
@@ -995,6 +999,7 @@ void frecd_symbolizer__drained(struct frecd_symbolizer *s, __u64 ts)
 	pthread_mutex_lock(&s->lock);
 	if (ts > s->drained_ns)
 		s->drained_ns = ts;
+	files_trim(s);
 	pthread_mutex_unlock(&s->lock);
 }
 

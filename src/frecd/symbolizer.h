@@ -32,7 +32,10 @@
  * Memory is bounded: at most max_images images (the least recently used
  * goes, and its stacks are no longer named), and at most max_files files
  * that no image maps, max_file_bytes of their symbols (least recently
- * used first). Files that live images map are kept.
+ * used first). Files that live images map are kept. The files past those
+ * limits go at drained(), on the loop's thread, never while the recorder
+ * may still be copying a name user() gave (even when the helper let go of
+ * the file meanwhile).
  *
  * The maps of a live process can change under the reader: an exec, or a
  * new process under the same pid, not yet drained when they are read. A

@@ -794,6 +794,62 @@ static void test_symbolizer_exec_race(void **state)
 	frecd_symbolizer__free(s);
 }
 
+/*
+ * The helper lets go of a file (a relearn replaced the maps that held it)
+ * while the recorder may still copy the names user() gave for it: the file
+ * stays until the loop's thread trims the unmapped files (drained()). With
+ * the trim on the helper's thread, ASan reports the path read below.
+ */
+static void test_symbolizer_file_outlives_helper(void **state)
+{
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = "/nonexistent",
+					   .max_file_bytes = 1 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const struct frec_symbolizer *iface;
+	struct frecd_symbolizer_stats st;
+	__u64 ip, file_off, cip, img, files;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	char exe[PATH_MAX];
+	const char *path;
+	struct find_ctx f;
+	void *p;
+
+	self_exe(exe);
+	marker_site(&ip, &file_off, &f);
+	p = map_deleted_copy(exe, file_off, &cip);
+	s = started(&o, &iface);
+	img = iface->image(iface->ctx, getpid());
+	assert_int_equal(settle(s), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
+	assert_non_null(strstr(uf.path, ".copy-"));
+	frecd_symbolizer__stats(s, &st);
+	files = st.files;
+	assert_int_equal(munmap(p, 2 * page), 0);
+
+	/* a frame outside the maps, a second on: read again (no drained():
+	 * the first read still names frames, the copy too) */
+	usleep(1100 * 1000);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, 0x10, &uf), -ENOENT);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
+	path = uf.path;
+	assert_non_null(strstr(path, ".copy-"));
+	/* a second on, again: the helper drops the first read, the only
+	 * one that mapped the copy; the name given above stays readable */
+	usleep(1100 * 1000);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, 0x10, &uf), -ENOENT);
+	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
+	assert_non_null(strstr(path, ".copy-"));
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.files, files);
+	/* the loop's next drain trims it: over max_file_bytes */
+	frecd_symbolizer__drained(s, boot_ns());
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.files, files - 1);
+	frecd_symbolizer__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_symbolizer_probe_hit),
 		cmocka_unit_test(test_symbolizer_maps_without_files),
 		cmocka_unit_test(test_symbolizer_exec_race),
+		cmocka_unit_test(test_symbolizer_file_outlives_helper),
 		cmocka_unit_test(test_kernel_skip),
 	};
 
