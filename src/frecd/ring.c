@@ -31,6 +31,13 @@
  * pushes to arrive (the other rings' records come in between as well). */
 #define PEEK_AHEAD_BYTES	1024
 
+/* A ring in the merge: its head's time beside its index, so that the
+ * merge's compares read the heap's own few lines, not each ring's. */
+struct heap_ent {
+	__u64 ts;
+	__u32 ring;
+};
+
 struct frecd_rings {
 	size_t n;
 	__u64 skipped;
@@ -38,7 +45,7 @@ struct frecd_rings {
 	__u64 wait_ns;		/* per drain: BUSY_WAIT_NS */
 	__u64 wait_left_ns;	/* of wait_ns, in this drain */
 	frecd_ring_fn peek;	/* NULL: none */
-	__u32 *heap;		/* rings with a record to take, earliest first */
+	struct heap_ent *heap;	/* rings with a record to take, earliest first */
 	size_t nheap;
 	__u8 bounce[FRECD_RING_MAX_REC];
 	struct frecd_ring rings[];
@@ -257,31 +264,29 @@ static void ring_take(struct frecd_ring *r, frecd_ring_fn fn, void *ctx, __u8 *b
 	ring_advance(r, rec_bytes(r->len));
 }
 
-/* The rings' heads as a binary min-heap of ring indices, by head time. */
-static bool head_less(const struct frecd_rings *rs, __u32 a, __u32 b)
+/*
+ * The rings' heads as a binary min-heap by head time. Sifting moves a hole
+ * down and picks the earlier child without a branch: the rings' records
+ * interleave finely, so which child is earlier is a coin toss that a
+ * branch would mispredict half the time, at every level of a heap of up
+ * to log2(CPUs) of them. Ties keep their places, as a stable merge would.
+ */
+static void heap_down(struct heap_ent *h, size_t n, size_t i)
 {
-	return rs->rings[a].ts < rs->rings[b].ts;
-}
-
-static void heap_down(struct frecd_rings *rs, size_t i)
-{
-	__u32 *h = rs->heap;
+	struct heap_ent e = h[i];
 
 	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		__u32 t;
+		size_t l = 2 * i + 1, m;
 
-		if (l < rs->nheap && head_less(rs, h[l], h[m]))
-			m = l;
-		if (l + 1 < rs->nheap && head_less(rs, h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
+		if (l >= n)
+			break;
+		m = l + (l + 1 < n && h[l + 1].ts < h[l].ts);
+		if (!(h[m].ts < e.ts))
+			break;
 		h[i] = h[m];
-		h[m] = t;
 		i = m;
 	}
+	h[i] = e;
 }
 
 /*
@@ -300,12 +305,12 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 	for (i = 0; i < rs->n; i++) {
 		ring_begin(&rs->rings[i]);
 		if (ring_head(rs, &rs->rings[i], cut, ctx))
-			rs->heap[rs->nheap++] = i;
+			rs->heap[rs->nheap++] = (struct heap_ent){ rs->rings[i].ts, (__u32)i };
 	}
 	for (i = rs->nheap / 2; i-- > 0;)
-		heap_down(rs, i);
+		heap_down(rs->heap, rs->nheap, i);
 	while (rs->nheap) {
-		struct frecd_ring *r = &rs->rings[rs->heap[0]];
+		struct frecd_ring *r = &rs->rings[rs->heap[0].ring];
 
 		if (after_cut(r->ts, cut)) {
 			/* done with this ring for now; not with the others: a
@@ -314,10 +319,12 @@ size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn,
 		} else {
 			ring_take(r, fn, ctx, rs->bounce);
 			n++;
-			if (!ring_head(rs, r, cut, ctx))
+			if (ring_head(rs, r, cut, ctx))
+				rs->heap[0].ts = r->ts;
+			else
 				rs->heap[0] = rs->heap[--rs->nheap];
 		}
-		heap_down(rs, 0);
+		heap_down(rs->heap, rs->nheap, 0);
 	}
 	return n;
 }
