@@ -221,6 +221,19 @@ static bool ring_wait(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
 }
 
 /*
+ * Start loading the ring's bytes a KiB past pos, where the drain reads
+ * soon: with many rings it hops between them at every record, too many
+ * streams for the hardware's prefetcher to follow, and each record would
+ * otherwise cost a miss, more when another CPU wrote it. Two lines: a
+ * record takes one or two.
+ */
+static inline void ring_prefetch(const struct frecd_ring *r, unsigned long pos)
+{
+	__builtin_prefetch(r->data + ((pos + PEEK_AHEAD_BYTES) & (r->size - 1)));
+	__builtin_prefetch(r->data + ((pos + PEEK_AHEAD_BYTES + 64) & (r->size - 1)));
+}
+
+/*
  * Show rs's peek the submitted records up to PEEK_AHEAD_BYTES past r's head,
  * those it has not seen in this drain, in place (a record that wraps is not
  * shown: it is rare). Stops at a record not yet submitted.
@@ -230,8 +243,13 @@ static void ring_peek(struct frecd_rings *rs, struct frecd_ring *r, void *ctx)
 	if (r->ahead < r->cons)
 		r->ahead = r->cons;
 	while (r->ahead < r->prod && r->ahead - r->cons < PEEK_AHEAD_BYTES) {
-		__u32 word = hdr_word(r, r->ahead), len = rec_len(word);
-		size_t off = rec_off(r, r->ahead);
+		__u32 word, len;
+		size_t off;
+
+		ring_prefetch(r, r->ahead);
+		word = hdr_word(r, r->ahead);
+		len = rec_len(word);
+		off = rec_off(r, r->ahead);
 
 		if (word & BPF_RINGBUF_BUSY_BIT)
 			return;
@@ -253,7 +271,9 @@ static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut, v
 	if (h != RING_REC)
 		return false;
 	if (rs->peek)
-		ring_peek(rs, r, ctx);
+		ring_peek(rs, r, ctx);	/* it reads ahead, and loads past that */
+	else
+		ring_prefetch(r, r->cons);
 	return true;
 }
 
