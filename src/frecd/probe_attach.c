@@ -581,15 +581,10 @@ err_out:
 	return ret ? ret : -EINVAL;
 }
 
-void frec_probes__detach(struct frec_probes *p)
+void frec_probes__unlink(struct frec_probes *p)
 {
-	struct frec_probes *cur = p;
-
-	if (!p || !p->skel)
+	if (!p)
 		return;
-	/* the detach thread's old set is never the current one */
-	__atomic_compare_exchange_n(&current_set, &cur, NULL, false, __ATOMIC_RELAXED,
-				    __ATOMIC_RELAXED);
 	while (p->nlinks) {
 		bpf_link__destroy(p->links[--p->nlinks]);
 		if (p->pfds[p->nlinks] >= 0)
@@ -599,9 +594,28 @@ void frec_probes__detach(struct frec_probes *p)
 	free(p->pfds);
 	p->links = NULL;
 	p->pfds = NULL;
+}
+
+/* The set stays current (its hits' stacks still named through it while
+ * its records drain) until another is attached or it is freed. The
+ * recursion counts are the loop's: untracked here, never on the thread
+ * that unlinked. */
+void frec_probes__detach(struct frec_probes *p)
+{
+	if (!p || !p->skel)
+		return;
+	frec_probes__unlink(p);
 	track_programs(p->skel, false);
 	probe_bpf__destroy(p->skel);
 	p->skel = NULL;
+}
+
+void probe_set__forget(struct frec_probes *p)
+{
+	struct frec_probes *cur = p;
+
+	__atomic_compare_exchange_n(&current_set, &cur, NULL, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
 }
 
 const struct frec_probes *frec_probes__current(__u64 *gen)

@@ -63,5 +63,7 @@ struct frec_probes {
 
 /* Refresh infos[] from ents[] (pointers into ents, nargs). */
 void probe_set__sync_table(struct frec_probes *p);
+/* p is no longer frec_probes__current() (it is being freed). */
+void probe_set__forget(struct frec_probes *p);
 
 #endif /* FREC_PROBE_SET_H */

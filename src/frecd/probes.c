@@ -54,6 +54,7 @@ void frec_probes__free(struct frec_probes *p)
 	if (!p)
 		return;
 	frec_probes__detach(p);
+	probe_set__forget(p);	/* current() never returns a freed set */
 	for (i = 0; i < p->n; i++)
 		entry_free(&p->ents[i]);
 	free(p->ents);

@@ -6,9 +6,11 @@
  * nothing. frecd's option parser and main loop call this; probes.c and
  * bpf/probe.bpf.c implement it.
  *
- * Threads: a set is built, attached and logged by one thread at a time:
- * main's at start, the loop's on a reload; the reload detach thread detaches
- * the old set (frec_probes__detach()) while the loop no longer touches it.
+ * Threads: a set is built, attached, detached, logged and freed by one
+ * thread at a time: main's at start, the loop's on a reload. The one
+ * exception is frec_probes__unlink(), the slow part of a detach, which the
+ * reload's detach thread runs on the old set while the loop goes on
+ * draining (and naming probe hits through the old set).
  */
 #ifndef FREC_PROBES_H
 #define FREC_PROBES_H
@@ -81,8 +83,14 @@ int frec_probes__find(const struct frec_probes *p, const char *spec, __u32 *entr
  * attached. 0, or -errno with the cause and the fix in err (exit 1). */
 int frec_probes__attach(struct frec_probes *p, const struct frec_probes_attach_opts *opts,
 			char *err, size_t errlen);
-/* Detach and unload. Safe on a never-attached set. */
+/* Detach and unload. Safe on a never-attached set, and after unlink(). */
 void frec_probes__detach(struct frec_probes *p);
+/* Only detach the probes from the processes (the kernel waits for each
+ * uprobe's users: milliseconds a probe), leaving the programs loaded and
+ * counted for their recursion misses until detach(). Any one thread, while
+ * no other calls anything else on p but frec_probes__site() and
+ * frec_probes__current(). */
+void frec_probes__unlink(struct frec_probes *p);
 
 /* The probe table, for frec_recorder__set_probes(); valid while p lives. */
 const struct frec_probe_info *frec_probes__table(const struct frec_probes *p, size_t *n);

@@ -472,7 +472,7 @@ static void *detach_main(void *arg)
 	struct frecd_reload_state *rs = arg;
 	__u64 one = 1, t0 = frecd_clock__mono_ms();
 
-	frec_probes__detach(rs->plan.old);
+	frec_probes__unlink(rs->plan.old);
 	rs->detach_ms = frecd_clock__mono_ms() - t0;
 	if (write(rs->efd, &one, sizeof(one)) < 0) {
 		/* a counter far from overflow: cannot fail */
@@ -624,6 +624,8 @@ int frecd_reload__continue(const struct frecd_service_opts *so, struct frecd_rel
 		pthread_join(rs->thread, NULL);
 		rs->busy = false;
 	}
+	/* the rest of it here: the recursion counts are this thread's */
+	frec_probes__detach(rs->plan.old);
 	log_debug("reload: old probes detached in %llu ms, recording went on meanwhile",
 		  (unsigned long long)rs->detach_ms);
 	apply(so, rs, d);
