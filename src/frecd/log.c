@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -57,22 +58,27 @@ void frecd_log(enum frecd_log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The last libbpf warnings, when they are not shown (no -v). */
+/* The last libbpf warnings, when they are not shown (no -v). libbpf may
+ * warn on the reload's detach thread too. */
 #define KEPT_LINES	12
 static char kept[KEPT_LINES][256];
 static unsigned int kept_count;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void keep_warning(const char *fmt, va_list ap)
 {
-	char *line = kept[kept_count % KEPT_LINES];
+	char *line;
 	size_t n;
 
+	pthread_mutex_lock(&kept_lock);
+	line = kept[kept_count % KEPT_LINES];
 	vsnprintf(line, sizeof(kept[0]), fmt, ap);
 	n = strlen(line);
 	while (n && line[n - 1] == '\n')
 		line[--n] = '\0';
 	if (n)
 		kept_count++;
+	pthread_mutex_unlock(&kept_lock);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -97,16 +103,21 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 void frecd_log__replay_libbpf(void)
 {
-	unsigned int i, n = kept_count < KEPT_LINES ? kept_count : KEPT_LINES;
+	unsigned int i, n;
 
+	pthread_mutex_lock(&kept_lock);
+	n = kept_count < KEPT_LINES ? kept_count : KEPT_LINES;
 	for (i = kept_count - n; i < kept_count; i++)
 		frecd_log(FRECD_LOG_ERROR, "libbpf: %s", kept[i % KEPT_LINES]);
 	kept_count = 0;
+	pthread_mutex_unlock(&kept_lock);
 }
 
 void frecd_log__forget_libbpf(void)
 {
+	pthread_mutex_lock(&kept_lock);
 	kept_count = 0;
+	pthread_mutex_unlock(&kept_lock);
 }
 
 void frecd_log__hook_libbpf(void)
