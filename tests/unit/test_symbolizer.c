@@ -662,6 +662,32 @@ static void *map_deleted_copy(const char *exe, __u64 file_off, __u64 *ip)
 	return p;
 }
 
+/* This process, with a deleted copy of its binary mapped, learned by a
+ * symbolizer started with o. */
+struct copy_setup {
+	char exe[PATH_MAX];
+	__u64 ip, file_off;	/* the marker function, and its file offset */
+	__u64 cip;		/* the marker in the copy */
+	__u64 img;
+	void *p;		/* the copy's mapping, 2 pages */
+	struct find_ctx f;
+};
+
+static struct frecd_symbolizer *learned_with_copy(const struct frecd_symbolizer_opts *o,
+						  const struct frec_symbolizer **iface,
+						  struct copy_setup *c)
+{
+	struct frecd_symbolizer *s;
+
+	self_exe(c->exe);
+	marker_site(&c->ip, &c->file_off, &c->f);
+	c->p = map_deleted_copy(c->exe, c->file_off, &c->cip);
+	s = started(o, iface);
+	c->img = (*iface)->image((*iface)->ctx, getpid());
+	assert_int_equal(settle(s), 0);
+	return s;
+}
+
 /*
  * A process that exits while the helper learns it: its maps were read, but
  * its /proc files are gone (here: a proc directory without them). A file
@@ -677,21 +703,18 @@ static void test_symbolizer_maps_without_files(void **state)
 					   .proc = proc };
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	const struct frec_symbolizer *iface;
-	__u64 ip, file_off, img, cip;
 	struct frec_user_frame uf;
 	struct frecd_symbolizer *s;
-	struct find_ctx f;
-	char exe[PATH_MAX];
-	void *p;
+	struct copy_setup c;
+	const char *exe = c.exe;
+	__u64 ip, file_off, img, cip;
 
 	assert_non_null(mkdtemp(proc));
-	self_exe(exe);
-	marker_site(&ip, &file_off, &f);
-	p = map_deleted_copy(exe, file_off, &cip);
-	s = started(&o, &iface);
-
-	img = iface->image(iface->ctx, getpid());
-	assert_int_equal(settle(s), 0);
+	s = learned_with_copy(&o, &iface, &c);
+	ip = c.ip;
+	file_off = c.file_off;
+	cip = c.cip;
+	img = c.img;
 	/* the file at its path */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
@@ -726,7 +749,7 @@ static void test_symbolizer_maps_without_files(void **state)
 	assert_non_null(uf.sym);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 	frecd_symbolizer__free(s);
-	munmap(p, 2 * page);
+	munmap(c.p, 2 * page);
 	assert_int_equal(rmdir(proc), 0);
 }
 
@@ -807,25 +830,20 @@ static void test_symbolizer_file_outlives_helper(void **state)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	const struct frec_symbolizer *iface;
 	struct frecd_symbolizer_stats st;
-	__u64 ip, file_off, cip, img, files;
 	struct frec_user_frame uf;
 	struct frecd_symbolizer *s;
-	char exe[PATH_MAX];
+	struct copy_setup c;
+	__u64 cip, img, files;
 	const char *path;
-	struct find_ctx f;
-	void *p;
 
-	self_exe(exe);
-	marker_site(&ip, &file_off, &f);
-	p = map_deleted_copy(exe, file_off, &cip);
-	s = started(&o, &iface);
-	img = iface->image(iface->ctx, getpid());
-	assert_int_equal(settle(s), 0);
+	s = learned_with_copy(&o, &iface, &c);
+	cip = c.cip;
+	img = c.img;
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
 	assert_non_null(strstr(uf.path, ".copy-"));
 	frecd_symbolizer__stats(s, &st);
 	files = st.files;
-	assert_int_equal(munmap(p, 2 * page), 0);
+	assert_int_equal(munmap(c.p, 2 * page), 0);
 
 	/* a frame outside the maps, a second on: read again (no drained():
 	 * the first read still names frames, the copy too) */
