@@ -221,9 +221,10 @@ void frecd_procinfo__free(struct frecd_procinfo *p)
 	tgid = p->busy_tgid;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += 1;
-	if (pthread_timedjoin_np(p->thread, NULL, &until)) {
+	/* the monotonic clock: a step of the wall clock changes nothing */
+	if (pthread_clockjoin_np(p->thread, NULL, CLOCK_MONOTONIC, &until)) {
 		/* Stuck in the kernel: exiting ends the read. Leave it its
 		 * memory rather than pull that from under it. */
 		log_warn("not waiting for the /proc reader: its read of /proc/%u/cmdline is stuck",

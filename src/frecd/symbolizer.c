@@ -23,7 +23,7 @@
 #define BUILD_ID_HEX	(2 * 64 + 1)	/* a build-id note is at most 64 bytes here */
 #define PROBED_MAX	64	/* probed files kept (a reload may add others) */
 #define ANCHORS_MAX	8	/* an image's probe hits waiting for their file */
-#define HELPER_STOP_S	2	/* what frecd's exit waits for the helper */
+#define HELPER_STOP_S	5	/* what frecd's exit waits for the helper */
 
 enum { IMG_QUEUED, IMG_READY, IMG_FAILED };
 enum { PF_QUEUED, PF_LOADING, PF_READY, PF_FAILED };
@@ -941,14 +941,14 @@ void frecd_symbolizer__free(struct frecd_symbolizer *s)
 		s->stop = true;
 		pthread_cond_signal(&s->wake);
 		pthread_mutex_unlock(&s->lock);
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += HELPER_STOP_S;
-		if (pthread_timedjoin_np(s->thread, NULL, &until)) {
+		if (pthread_clockjoin_np(s->thread, NULL, CLOCK_MONOTONIC, &until)) {
 			/* Reading the maps of a process stuck in the kernel
 			 * with its mappings locked, or a file that hangs:
 			 * exiting ends it. Leave it its memory rather than
 			 * pull that from under it. */
-			log_warn("not waiting for the stack symbolizer's helper: it has been stuck for %d s in a read of /proc or of a file",
+			log_warn("not waiting for the stack symbolizer's helper: still in a read of /proc or of a file after %d s",
 				 HELPER_STOP_S);
 			return;
 		}

@@ -83,9 +83,10 @@ struct frecd_symbolizer;
 
 /* NULL with errno set. Nothing is read and no thread runs before start(). */
 struct frecd_symbolizer *frecd_symbolizer__new(const struct frecd_symbolizer_opts *opts);
-/* Stops the helper (its file work in progress is finished first), waiting
- * up to 2 s: a helper stuck longer in a read is left, with its memory, to
- * the process's exit (said in a warning). */
+/* Stops the helper, letting it finish the file work in progress for up to
+ * 5 s: a helper still in a read then (a process stuck with its mappings
+ * locked, a hung file system) is left, with its memory, to the process's
+ * exit, said in a warning. */
 void frecd_symbolizer__free(struct frecd_symbolizer *s);
 
 /*
