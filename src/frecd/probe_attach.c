@@ -35,7 +35,8 @@
 #include "probe.skel.h"
 
 /* The set attached last, for frec_probes__current(): written by the thread
- * that attaches (main's, then the loop's), cleared by a detach of it. */
+ * that attaches (main's, then the loop's), cleared when it is freed
+ * (probe_set__forget()); a detached set stays current until then. */
 static struct frec_probes *current_set;
 static __u64 current_gen;
 

@@ -88,8 +88,8 @@ void frec_probes__detach(struct frec_probes *p);
 /* Only detach the probes from the processes (the kernel waits for each
  * uprobe's users: milliseconds a probe), leaving the programs loaded and
  * counted for their recursion misses until detach(). Any one thread, while
- * no other calls anything else on p but frec_probes__site() and
- * frec_probes__current(). */
+ * the others call on p only what reads its entries and table (site(),
+ * current(), table(), count(), log()): unlink touches only the links. */
 void frec_probes__unlink(struct frec_probes *p);
 
 /* The probe table, for frec_recorder__set_probes(); valid while p lives. */

@@ -289,7 +289,7 @@ static void ring_take(struct frecd_ring *r, frecd_ring_fn fn, void *ctx, __u8 *b
  * down and picks the earlier child without a branch: the rings' records
  * interleave finely, so which child is earlier is a coin toss that a
  * branch would mispredict half the time, at every level of a heap of up
- * to log2(CPUs) of them. Ties keep their places, as a stable merge would.
+ * to log2(CPUs) of them. Equal times come out in the same order as before.
  */
 static void heap_down(struct heap_ent *h, size_t n, size_t i)
 {
