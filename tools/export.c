@@ -75,6 +75,19 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int frec_export__run(const char *path, const struct frec_export_opts *o, FILE *out, FILE *err,
+		     struct frec_export_stats *st)
+{
+	switch (o->format) {
+	case FREC_EXPORT_PERFETTO:
+		return frec_export_perfetto__run(path, o, out, err, st);
+	case FREC_EXPORT_PPROF:
+		return frec_export_pprof__run(path, o, out, err, st);
+	default:
+		return frec_export_chrome__run(path, o, out, err, st);
+	}
+}
+
 int cmd_export(int argc, char **argv)
 {
 	enum { OPT_STATS = 0x100, OPT_DEBUG_DIR };
@@ -154,15 +167,7 @@ int cmd_export(int argc, char **argv)
 	if (frec_outfile__open(out_path, stderr, &of))
 		return FREC_EXIT_FAIL;
 	t0 = now_s();
-	if (o.format == FREC_EXPORT_PERFETTO)
-		status = frec_export_perfetto__run(argv[optind], &o, frec_outfile__stream(of),
-						   stderr, &st);
-	else if (o.format == FREC_EXPORT_PPROF)
-		status = frec_export_pprof__run(argv[optind], &o, frec_outfile__stream(of),
-						stderr, &st);
-	else
-		status = frec_export_chrome__run(argv[optind], &o, frec_outfile__stream(of),
-						 stderr, &st);
+	status = frec_export__run(argv[optind], &o, frec_outfile__stream(of), stderr, &st);
 	if (status == FREC_EXIT_FAIL)
 		frec_outfile__abort(of);
 	else if (frec_outfile__commit(of, stderr))

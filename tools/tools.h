@@ -98,6 +98,9 @@ int frec_export_chrome__run(const char *path, const struct frec_export_opts *o, 
 /* pprof's profile.proto, always gzipped (o->gzip is ignored). */
 int frec_export_pprof__run(const char *path, const struct frec_export_opts *o, FILE *out,
 			   FILE *err, struct frec_export_stats *st);
+/* The one of the three that o->format names (chrome for any other). */
+int frec_export__run(const char *path, const struct frec_export_opts *o, FILE *out, FILE *err,
+		     struct frec_export_stats *st);
 
 /* One request to frecd's control socket (ctl.c): connect, send, print the
  * answer's output lines to out (and the final "ok TEXT"'s TEXT when

@@ -44,15 +44,7 @@ static inline void export_target__run(const uint8_t *data, size_t size,
 	fuzz_input__set(fixed, size);
 	fuzz_sink__reset(&export_out);
 	fuzz_sink__reset(&export_err);
-	if (format == FREC_EXPORT_PERFETTO)
-		st = frec_export_perfetto__run(fuzz_input__path(), &o, export_out.f, export_err.f,
-					       &stats);
-	else if (format == FREC_EXPORT_PPROF)
-		st = frec_export_pprof__run(fuzz_input__path(), &o, export_out.f, export_err.f,
-					    &stats);
-	else
-		st = frec_export_chrome__run(fuzz_input__path(), &o, export_out.f, export_err.f,
-					     &stats);
+	st = frec_export__run(fuzz_input__path(), &o, export_out.f, export_err.f, &stats);
 	fuzz_check__status(name, st);
 	fuzz_check__sink(what_err, &export_err, fuzz_check__text);
 	fuzz_sink__flush(&export_out);
