@@ -57,4 +57,20 @@ static inline void export_target__run(const uint8_t *data, size_t size,
 	check(name, output, len);
 }
 
+/* A target's two libFuzzer entry points: the export to format, named name
+ * in the failed checks, its output checked by check. */
+#define EXPORT_TARGET(format, name, check)					\
+	int LLVMFuzzerInitialize(int *argc, char ***argv);			\
+	int LLVMFuzzerInitialize(int *argc, char ***argv)			\
+	{									\
+		export_target__init();						\
+		return 0;							\
+	}									\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);		\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)		\
+	{									\
+		export_target__run(data, size, format, name, check);		\
+		return 0;							\
+	}
+
 #endif /* FREC_FUZZ_EXPORT_TARGET_H */

@@ -9,16 +9,4 @@
  */
 #include "export_target.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	export_target__init();
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	export_target__run(data, size, FREC_EXPORT_CHROME, "export chrome", fuzz_check__json);
-	return 0;
-}
+EXPORT_TARGET(FREC_EXPORT_CHROME, "export chrome", fuzz_check__json)

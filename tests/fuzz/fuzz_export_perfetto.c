@@ -16,16 +16,4 @@ static void check_trace(const char *what, const char *p, size_t n)
 	fuzz_check__perfetto(what, (const uint8_t *)p, n);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	export_target__init();
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	export_target__run(data, size, FREC_EXPORT_PERFETTO, "export perfetto", check_trace);
-	return 0;
-}
+EXPORT_TARGET(FREC_EXPORT_PERFETTO, "export perfetto", check_trace)
