@@ -19,10 +19,10 @@
  * size of the distinct stacks, not of the events). One thread.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "export_walk.h"
+#include "walk.h"
 #include "debugsym.h"
 #include "frames.h"
 #include "intern.h"
@@ -202,7 +202,7 @@ static int write_profile(struct pprof *p, struct frec_offcpu *oc, const struct f
 			 __u64 first_ts, __u64 last_ts, struct frec_out *o)
 {
 	struct frec_pb head, tail;
-	int64_t wall;
+	__s64 wall;
 	size_t i;
 	int rc;
 
@@ -217,11 +217,8 @@ static int write_profile(struct pprof *p, struct frec_offcpu *oc, const struct f
 	frec_pb__int(&head, PROFILE_COMMENT,
 		     (int64_t)str_id(p, "frec: off-CPU time by stack, blocking switch-out to "
 					"next switch-in"));
-	/* a wall time only where the sum is one (a hostile header's offset
-	 * need not be) */
-	if (h && h->boottime_to_realtime_ns && last_ts >= first_ts && first_ts &&
-	    first_ts <= INT64_MAX &&
-	    !__builtin_add_overflow((int64_t)first_ts, h->boottime_to_realtime_ns, &wall) && wall > 0)
+	if (h && last_ts >= first_ts && first_ts && frec_walk__wall_ns(h, first_ts, &wall) &&
+	    wall > 0)
 		frec_pb__int(&head, PROFILE_TIME_NANOS, wall);
 	if (last_ts >= first_ts)
 		frec_pb__int(&head, PROFILE_DURATION_NANOS, (int64_t)(last_ts - first_ts));

@@ -18,7 +18,6 @@
  *    ftrace_cpu_dropped_events_delta, an error, per CPU. Records lost on no
  *    known CPU are only in the bundles' lost_events.
  */
-#include <stdint.h>
 #include "perfetto.h"
 #include "walk.h"
 
@@ -67,11 +66,8 @@ void pexport__clock_snapshot(struct pexport *x, __u64 t)
 	struct frec_pb *p = &x->pkt;
 	__s64 real;
 
-	/* not known, or no time of this epoch (a damaged or hostile header):
-	 * the UI shows boot time only */
-	if (!h->boottime_to_realtime_ns || t > INT64_MAX ||
-	    __builtin_add_overflow((__s64)t, h->boottime_to_realtime_ns, &real) || real < 0)
-		return;
+	if (!frec_walk__wall_ns(h, t, &real))
+		return;		/* the UI shows boot time only */
 	frec_pb__begin(p, TRACE_PACKET);
 	frec_pb__uint(p, TP_SEQ_ID, SEQ_KERNEL);
 	frec_pb__begin(p, TP_CLOCK_SNAPSHOT);

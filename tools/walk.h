@@ -41,6 +41,7 @@
 #define FREC_TOOLS_WALK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <frec/snapshot.h>
 
@@ -68,6 +69,14 @@ struct frec_walk *frec_walk__open(const char *path, const struct frec_walk_opts 
 int frec_walk__close(struct frec_walk *w);
 
 const struct frec_header *frec_walk__header(const struct frec_walk *w);
+/* Boot-clock time t as wall-clock ns since the epoch, by h's offset: false
+ * when the offset is not known (0) or the sum is no time of this epoch
+ * (past INT64_MAX, or negative: a damaged or hostile header). */
+static inline bool frec_walk__wall_ns(const struct frec_header *h, __u64 t, __s64 *wall)
+{
+	return h->boottime_to_realtime_ns && t <= INT64_MAX &&
+	       !__builtin_add_overflow((__s64)t, h->boottime_to_realtime_ns, wall) && *wall >= 0;
+}
 const char *frec_walk__path(const struct frec_walk *w);
 
 /* Advance to the next intact generation: 1, or 0 at the end. Damaged
