@@ -68,11 +68,6 @@ struct set {
 	uint64_t span;		/* ts shift per pass */
 };
 
-struct ring_mem {
-	unsigned long cons, prod;	/* each on its own line below */
-	unsigned char *data;
-};
-
 static unsigned ncpus = CPUS;
 static bool same_cpu;	/* the producer on the consumer's CPU */
 static size_t ring_bytes;	/* each CPU's */
@@ -80,14 +75,14 @@ static size_t ring_bytes;	/* each CPU's */
 struct shared {
 	const struct set *set;
 	uint64_t events;
-	struct ring_mem ring[MAX_CPUS];
+	/* per ring: the positions, each on a page of its own, and the data */
 	unsigned long *cons_pos[MAX_CPUS], *prod_pos[MAX_CPUS];
+	unsigned char *data[MAX_CPUS];
 	uint64_t rate;		/* live: records a second; 0: rounds */
 	uint64_t latest;	/* ts of the last record submitted (atomic) */
 	uint64_t produced;	/* records submitted (atomic) */
 	uint64_t wanted;	/* rounds: records the consumer asked for (atomic) */
 	int done;		/* the producer has submitted all (atomic) */
-	uint64_t producer_waits;
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -149,16 +144,14 @@ static void ring_copy(unsigned char *data, unsigned long pos, const void *src, s
 static void produce_one(struct shared *sh, unsigned r, const struct frec_rec_hdr *rh, uint64_t ts)
 {
 	unsigned long *prod = sh->prod_pos[r], *cons = sh->cons_pos[r];
-	unsigned char *data = sh->ring[r].data;
+	unsigned char *data = sh->data[r];
 	size_t len = rh->size, need = rec_bytes(len);
 	unsigned long pos = *prod;
 	__u32 hdr[2] = { (__u32)len | BPF_RINGBUF_BUSY_BIT, 0 };
 	unsigned char rec[FRECD_RING_MAX_REC];
 
-	while (pos + need - __atomic_load_n(cons, __ATOMIC_ACQUIRE) > ring_bytes) {
-		sh->producer_waits++;
-		sched_yield();
-	}
+	while (pos + need - __atomic_load_n(cons, __ATOMIC_ACQUIRE) > ring_bytes)
+		sched_yield();	/* full: the kernel would drop, the bench waits */
 	/* reserve: the header busy, then the position for the consumer */
 	ring_copy(data, pos, hdr, sizeof(hdr));
 	__atomic_store_n(prod, pos + need, __ATOMIC_RELEASE);
@@ -236,12 +229,11 @@ static void on_peek(void *ctx, const void *data, size_t len)
 	frec_recorder__prefetch(c->rec, data, len);
 }
 
-static struct frec_recorder *recorder_new(const struct set *s, struct big_mix *m)
+static struct frec_recorder *recorder_new(struct big_mix *m)
 {
 	struct frec_recorder_opts o = { .sz = sizeof(o), .ncpus = ncpus, .max_threads = 1u << 16 };
 	struct frec_recorder *rec = frec_recorder__new(&o);
 
-	(void)s;
 	if (rec && big_mix__seed(m, rec)) {
 		frec_recorder__free(rec);
 		return NULL;
@@ -259,7 +251,7 @@ struct figures {
 /* The floor: the same records, the same count, pushed straight. */
 static int run_direct(const struct set *s, struct big_mix *m, uint64_t events, struct figures *f)
 {
-	struct frec_recorder *rec = recorder_new(s, m);
+	struct frec_recorder *rec = recorder_new(m);
 	uint64_t n = 0, shift = 0, c0, t0;
 
 	if (!rec)
@@ -324,16 +316,16 @@ static int run_rings(const struct set *s, struct big_mix *m, uint64_t events, ui
 		/* each position on a page of its own, as the kernel maps them */
 		sh->cons_pos[r] = aligned_alloc(4096, 4096);
 		sh->prod_pos[r] = aligned_alloc(4096, 4096);
-		sh->ring[r].data = aligned_alloc(4096, ring_bytes);
-		if (!sh->cons_pos[r] || !sh->prod_pos[r] || !sh->ring[r].data)
+		sh->data[r] = aligned_alloc(4096, ring_bytes);
+		if (!sh->cons_pos[r] || !sh->prod_pos[r] || !sh->data[r])
 			goto out;
 		*sh->cons_pos[r] = *sh->prod_pos[r] = 0;
-		memset(sh->ring[r].data, 0, ring_bytes);
-		frecd_ring__init_mem(&rings[r], sh->cons_pos[r], sh->prod_pos[r], sh->ring[r].data,
+		memset(sh->data[r], 0, ring_bytes);
+		frecd_ring__init_mem(&rings[r], sh->cons_pos[r], sh->prod_pos[r], sh->data[r],
 				     ring_bytes);
 	}
 	rs = frecd_rings__from(rings, ncpus);
-	c.rec = recorder_new(s, m);
+	c.rec = recorder_new(m);
 	if (!rs || !c.rec)
 		goto out;
 	if (frec_recorder__prefetch_useful(c.rec))
@@ -381,7 +373,7 @@ out:
 	for (unsigned r = 0; r < ncpus; r++) {
 		free(sh->cons_pos[r]);
 		free(sh->prod_pos[r]);
-		free(sh->ring[r].data);
+		free(sh->data[r]);
 	}
 	free(sh);
 	return err;
