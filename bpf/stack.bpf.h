@@ -119,6 +119,25 @@ static __always_inline __u32 stack_capture(void *ctx, struct stack_scratch *s, _
 }
 
 /*
+ * Which program current runs (struct frec_rec_stack): the stacked thread
+ * is current in both callers. Through bpf_get_current_task() and probe
+ * reads, on every kernel (bpf_get_current_task_btf() is 5.11's): a few
+ * reads beside captures that take microseconds. self_exec_id is one more
+ * at each exec (begin_new_exec()), 64 bits since 5.7 ("signal: Extend
+ * exec_id to 64bits"); a thread that execs out of a non-leader takes the
+ * leader's start_time (de_thread()). So the pair changes at every exec
+ * and with every new process under a pid, and is the same for all the
+ * threads of one program.
+ */
+static __always_inline void stack_image(struct stack_scratch *s)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	STACK_REC(s)->proc_start_ns = BPF_CORE_READ(t, group_leader, start_time);
+	STACK_REC(s)->exec_id = BPF_CORE_READ(t, self_exec_id);
+}
+
+/*
  * Write s->rec (its frames captured, its header to be filled here) to this
  * CPU's ring as the stack of the record (ts, tid, tgid) just submitted.
  * The consumer's wakeup follows ring_submit()'s rule.
@@ -141,6 +160,7 @@ static __always_inline void stack_output(struct stack_scratch *s, __u64 ts, __u3
 	STACK_REC(s)->h.size = size;
 	STACK_REC(s)->kframes = kframes;
 	STACK_REC(s)->uframes = uframes;
+	stack_image(s);
 	rb = bpf_map_lookup_elem(&rings, &cpu);
 	if (!rb) {
 		count_drop();

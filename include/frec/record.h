@@ -207,6 +207,15 @@ struct frec_rec_stack {
 	__u16 kframes;
 	__u16 uframes;
 	__u32 flags;		/* FREC_STACK_* */
+	/*
+	 * Which program the thread ran when captured, read from the task
+	 * itself, so that it holds when the exec or fork record that said so
+	 * was lost: its process leader's start_time (boot-relative ns; a pid
+	 * reused is another process, another time) and its self_exec_id (one
+	 * more at every exec). Both 0: not known.
+	 */
+	__u64 proc_start_ns;
+	__u64 exec_id;
 	__u64 ips[];		/* kframes + uframes */
 };
 

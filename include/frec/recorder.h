@@ -149,17 +149,29 @@ struct frec_user_frame {
 };
 
 /*
+ * Which program a stack's process ran (struct frec_rec_stack's
+ * proc_start_ns and exec_id): another value is another program, or another
+ * process under the same pid. Both 0: not known.
+ */
+struct frec_image_id {
+	__u64 proc_start_ns;
+	__u64 exec_id;
+};
+
+/*
  * Names for the addresses of stacks, supplied by frecd (the recorder knows
  * no kernel). All are called on the recorder's thread and must not block.
  * Strings returned need only live until the call returns: seal copies them.
  */
 struct frec_symbolizer {
 	void *ctx;
-	/* A stack of tgid with user frames entered the open generation: the
-	 * symbolizer may start learning tgid's mappings now. Returns the
-	 * image the frames belong to (an exec starts a new one), handed back
-	 * to user(); the recorder keeps stacks of different images apart. */
-	__u64 (*image)(void *ctx, __u32 tgid);
+	/* A stack of tgid with user frames, taken at ts running the program
+	 * id names, entered the open generation: the symbolizer may start
+	 * learning tgid's mappings now. Returns the image the frames belong
+	 * to (an exec starts a new one, and so does an id other than the
+	 * image's), handed back to user(); the recorder keeps stacks of
+	 * different images apart. */
+	__u64 (*image)(void *ctx, __u32 tgid, const struct frec_image_id *id, __u64 ts);
 	/* At seal: 0 with sym and sym_offset set, or -ENOENT (not named). */
 	int (*kernel)(void *ctx, __u64 ip, const char **sym, __u64 *sym_offset);
 	/* At seal: 0 and *out set, or -ENOENT (no mapping known). */

@@ -731,19 +731,23 @@ static int stack_room(struct frec_recorder *r)
 	return 0;
 }
 
-/* One kind of a stack record's frames into the open generation's table:
- * its index + 1, or 0 (none captured, or no room: counted). */
-static uint32_t stack_put(struct frec_recorder *r, unsigned kind, uint32_t tgid,
+/* One kind of stack record s's frames (ips, n) into the open generation's
+ * table: its index + 1, or 0 (none captured, or no room: counted). */
+static uint32_t stack_put(struct frec_recorder *r, unsigned kind, const struct frec_rec_stack *s,
 			  const uint64_t *ips, uint32_t n)
 {
 	struct open_gen *g = &r->g;
+	uint32_t tgid = kind == FREC_STACK_USER ? s->h.tgid : 0;
 	uint64_t image = 0;
 	uint32_t idx;
 
 	if (!n)
 		return 0;
-	if (kind == FREC_STACK_USER && r->has_sym && r->sym.image)
-		image = r->sym.image(r->sym.ctx, tgid);
+	if (kind == FREC_STACK_USER && r->has_sym && r->sym.image) {
+		struct frec_image_id id = { s->proc_start_ns, s->exec_id };
+
+		image = r->sym.image(r->sym.ctx, tgid, &id, s->h.ts);
+	}
 	idx = stacks_intern(&g->stacks, kind, tgid, image, ips, n);
 	if (unlikely(!idx)) {
 		r->st.stacks_unstored++;
@@ -815,8 +819,8 @@ static int push_stack(struct frec_recorder *r, const void *data, size_t len)
 		memcpy(ips, frames, 8u * (s.kframes + s.uframes));
 		frames = ips;
 	}
-	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, 0, frames, s.kframes);
-	ev.stack.ustack = stack_put(r, FREC_STACK_USER, s.h.tgid, frames + s.kframes, s.uframes);
+	ev.stack.kstack = stack_put(r, FREC_STACK_KERNEL, &s, frames, s.kframes);
+	ev.stack.ustack = stack_put(r, FREC_STACK_USER, &s, frames + s.kframes, s.uframes);
 	store_ev(r, &ev, NULL);
 	r->st.stacks++;
 	if (unlikely(g->unstored_total))

@@ -194,9 +194,12 @@ static void note_probe_stack(struct frecd_daemon *d, const void *data, size_t le
 	if (len < sizeof(*r) || !r->uframes || (r->flags & FREC_STACK_USER_ERR) ||
 	    len < sizeof(*r) + 8ull * (r->kframes + r->uframes))
 		return;
-	if (!frec_probes__site(p, d->hit_id, &path, &build_id, &off))
-		frecd_symbolizer__probe_hit(d->opts->symbolizer, h->tgid, path, build_id, off,
-					    r->ips[r->kframes]);
+	if (!frec_probes__site(p, d->hit_id, &path, &build_id, &off)) {
+		struct frec_image_id image = { r->proc_start_ns, r->exec_id };
+
+		frecd_symbolizer__probe_hit(d->opts->symbolizer, h->tgid, &image, h->ts, path,
+					    build_id, off, r->ips[r->kframes]);
+	}
 }
 
 /* data as a fork record, or NULL: another type, or too short for one. */
@@ -807,6 +810,12 @@ void frecd_daemon__status(struct frecd_daemon *d, struct frecd_status *st)
 	st->filtered = frecd_drops__filtered(d->drops);
 	st->stacks = d->opts->running ? d->opts->running->stacks : 0;
 	st->stack_capture_errors = frecd_drops__stack_errors(d->drops);
+	if (d->opts->symbolizer) {
+		struct frecd_symbolizer_stats sst;
+
+		frecd_symbolizer__stats(d->opts->symbolizer, &sst);
+		st->stack_programs_unannounced = sst.images_unannounced;
+	}
 	st->recursion_misses = frecd_recursion__total();
 	st->recursion_counted = frecd_recursion__counted();
 	frecd_snapshots__status(d->snaps, st);

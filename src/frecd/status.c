@@ -134,10 +134,12 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 			"(Linux 5.12)\n", "recursion");
 	else
 		fprintf(out, LABEL "not known yet (no program attached)\n", "recursion");
-	fprintf(out, LABEL "%s: %llu captured, %llu distinct, %llu unstored, %llu orphaned, %llu capture errors\n",
+	fprintf(out, LABEL "%s: %llu captured, %llu distinct, %llu unstored, %llu orphaned, %llu capture errors, "
+		"%llu unannounced programs\n",
 		"stacks", frecd_format_stacks(st->stacks), (unsigned long long)r->stacks,
 		(unsigned long long)r->stacks_distinct, (unsigned long long)r->stacks_unstored,
-		(unsigned long long)r->stacks_orphaned, (unsigned long long)st->stack_capture_errors);
+		(unsigned long long)r->stacks_orphaned, (unsigned long long)st->stack_capture_errors,
+		(unsigned long long)st->stack_programs_unannounced);
 	fprintf(out, LABEL "every %u ms; longest wait %.1f ms, %llu waits over %u ms\n", "drain",
 		st->drain_period_ms, st->drain_gap_max_ns / 1e6,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);
@@ -324,10 +326,12 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 	else
 		fputs("null,", out);
 	fprintf(out, "\"stacks\":{\"enabled\":\"%s\",\"captured\":%llu,\"distinct\":%llu,\"unstored\":%llu,"
-		"\"orphaned\":%llu,\"capture_errors\":%llu},", frecd_format_stacks(st->stacks),
+		"\"orphaned\":%llu,\"capture_errors\":%llu,\"programs_unannounced\":%llu},",
+		frecd_format_stacks(st->stacks),
 		(unsigned long long)r->stacks, (unsigned long long)r->stacks_distinct,
 		(unsigned long long)r->stacks_unstored, (unsigned long long)r->stacks_orphaned,
-		(unsigned long long)st->stack_capture_errors);
+		(unsigned long long)st->stack_capture_errors,
+		(unsigned long long)st->stack_programs_unannounced);
 	fprintf(out, "\"drain\":{\"period_ms\":%u,\"max_wait_ns\":%llu,\"slow_waits\":%llu,\"slow_ms\":%u},",
 		st->drain_period_ms, (unsigned long long)st->drain_gap_max_ns,
 		(unsigned long long)st->drain_slow_gaps, FRECD_SLOW_GAP_MS);

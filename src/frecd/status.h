@@ -69,6 +69,10 @@ struct frecd_status {
 	 * the programs (FREC_CNT_STACK_ERR); the recorder's counts are in rec. */
 	__u32 stacks;
 	__u64 stack_capture_errors;
+	/* Processes whose stacks showed another program than their image's
+	 * with no exec or fork record seen for it (lost, or still in the
+	 * rings): their mappings were learned anew (symbolizer.h). */
+	__u64 stack_programs_unannounced;
 
 	/* The event loop's drains: how often, and the longest wait between
 	 * two since start (a ring overflows when it fills within one). */

@@ -68,6 +68,10 @@ struct simage {
 	__u64 image;
 	int state;
 	bool current;			/* tgid's present image */
+	/* the program its stacks say it is (0, 0: none said yet), and the
+	 * time of its latest stack */
+	struct frec_image_id id;
+	__u64 last_ts;
 	struct smap *maps;		/* sorted by start */
 	size_t nmaps;
 	/*
@@ -124,6 +128,7 @@ struct frecd_symbolizer {
 	size_t qhead, qtail;		/* qtail - qhead entries */
 	bool busy;			/* the helper works on one */
 	__u64 learned, failed;
+	__u64 unannounced;		/* images ended by a stack's id, not a record */
 	__u64 drained_ns;		/* frecd_symbolizer__drained() */
 	struct sprobed probed[PROBED_MAX];	/* never removed: indexes stay */
 	size_t nprobed, probed_todo;
@@ -607,16 +612,68 @@ static void *helper_main(void *arg)
 
 /* --- the recorder's calls (loop's thread) -------------------------------- */
 
-/* tgid's present image, made and queued to be learned the first time
- * (under lock): *image its number; NULL when it could not be made. */
-static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid, __u64 *image)
+static bool id_known(const struct frec_image_id *id)
+{
+	return id && (id->proc_start_ns || id->exec_id);
+}
+
+/*
+ * im, tgid's present image, is no longer (under lock): tgid exec'd, or a
+ * new process got it, at ts or before. It stays for the stacks already
+ * recorded, without the maps read at or after ts: those are the new
+ * program's.
+ */
+static void img_end(struct frecd_symbolizer *s, struct simage *im, __u64 ts)
+{
+	im->current = false;
+	im->ended_ns = ts;
+	if (im->state == IMG_READY && im->read_ns >= ts) {
+		maps_drop(s, &im->maps, &im->nmaps);
+		if (im->nold && im->old_read_ns < ts) {
+			im->maps = im->old_maps;
+			im->nmaps = im->nold;
+			im->read_ns = im->old_read_ns;
+			im->old_maps = NULL;
+			im->nold = 0;
+		} else {
+			im->state = IMG_FAILED;
+		}
+	}
+	if (im->nold && im->old_read_ns >= ts)
+		maps_drop(s, &im->old_maps, &im->nold);
+}
+
+/*
+ * tgid's present image, made and queued to be learned the first time
+ * (under lock), for a stack taken at ts in the program id names (NULL or
+ * 0, 0: not known): *image its number; NULL when it could not be made.
+ *
+ * An id other than the present image's is another program, whose exec
+ * (or fork, for a pid reused) frecd did not see: its record was lost.
+ * The present image ends after its own latest stack, the last time it is
+ * known to have run, and this stack starts a new one.
+ */
+static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid,
+				  const struct frec_image_id *id, __u64 ts, __u64 *image)
 {
 	struct simage *im;
 
 	im = img_find(s, tgid, 0);
+	if (im && id_known(id) && id_known(&im->id) &&
+	    (id->proc_start_ns != im->id.proc_start_ns || id->exec_id != im->id.exec_id)) {
+		log_debug("stacks: process %u runs another program than its last stack's, with no exec recorded: its mappings are learned again",
+			  tgid);
+		img_end(s, im, im->last_ts + 1);
+		s->unannounced++;
+		im = NULL;
+	}
 	if (im) {
 		LIST_DEL(im);
 		LIST_ADD_TAIL(&s->img_lru, im);
+		if (id_known(id) && !id_known(&im->id))
+			im->id = *id;
+		if (ts > im->last_ts)
+			im->last_ts = ts;
 		*image = im->image;
 		return im;
 	}
@@ -629,6 +686,9 @@ static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid, __u64 
 	im->tgid = tgid;
 	im->image = *image;
 	im->current = true;
+	if (id_known(id))
+		im->id = *id;
+	im->last_ts = ts;
 	im->hnext = *img_slot(s, tgid);
 	*img_slot(s, tgid) = im;
 	LIST_ADD_TAIL(&s->img_lru, im);
@@ -644,13 +704,13 @@ static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid, __u64 
 	return im;
 }
 
-static __u64 sym_image(void *ctx, __u32 tgid)
+static __u64 sym_image(void *ctx, __u32 tgid, const struct frec_image_id *id, __u64 ts)
 {
 	struct frecd_symbolizer *s = ctx;
 	__u64 image;
 
 	pthread_mutex_lock(&s->lock);
-	img_current(s, tgid, &image);
+	img_current(s, tgid, id, ts, &image);
 	pthread_mutex_unlock(&s->lock);
 	return image;
 }
@@ -985,25 +1045,8 @@ void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 t
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, 0);
-	if (im) {
-		im->current = false;
-		im->ended_ns = ts;
-		/* maps read at or after the exec are the new program's */
-		if (im->state == IMG_READY && im->read_ns >= ts) {
-			maps_drop(s, &im->maps, &im->nmaps);
-			if (im->nold && im->old_read_ns < ts) {
-				im->maps = im->old_maps;
-				im->nmaps = im->nold;
-				im->read_ns = im->old_read_ns;
-				im->old_maps = NULL;
-				im->nold = 0;
-			} else {
-				im->state = IMG_FAILED;
-			}
-		}
-		if (im->nold && im->old_read_ns >= ts)
-			maps_drop(s, &im->old_maps, &im->nold);
-	}
+	if (im)
+		img_end(s, im, ts);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -1025,7 +1068,8 @@ void frecd_symbolizer__probe_file(struct frecd_symbolizer *s, const char *path,
 	pthread_mutex_unlock(&s->lock);
 }
 
-void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const char *path,
+void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid,
+				 const struct frec_image_id *id, __u64 ts, const char *path,
 				 const char *build_id, __u64 file_off, __u64 ip)
 {
 	struct sanchor a = { .file_off = file_off, .ip = ip };
@@ -1039,7 +1083,7 @@ void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const c
 	if (!s->started || (idx = probed_get(s, path, build_id)) < 0)
 		goto out;
 	a.probed = (__u32)idx;
-	im = img_current(s, tgid, &image);
+	im = img_current(s, tgid, id, ts, &image);
 	/* every hit after the first of an image: a lookup, nothing more (a
 	 * mapping read whose file could not be opened is as none) */
 	if (!im || map_find(im->synth, im->nsynth, ip))
@@ -1084,6 +1128,7 @@ void frecd_symbolizer__stats(struct frecd_symbolizer *s, struct frecd_symbolizer
 	st->images = s->nimages;
 	st->images_learned = s->learned;
 	st->images_failed = s->failed;
+	st->images_unannounced = s->unannounced;
 	st->files = s->nfiles;
 	st->file_bytes = s->file_bytes;
 	pthread_mutex_unlock(&s->lock);

@@ -14,10 +14,14 @@
  * namespace, used only if it is the same device and inode. Files are
  * cached by (device, inode, build-id), shared by every process that maps
  * them. An exec, or a new process under a pid seen before, starts a new
- * image: the next stack learns it again. A frame outside a learned image's
- * mappings (a library loaded since) has them read again, at most once a
- * second for an image, then less and less often (up to once a minute). Images are kept after their
- * process exits, so that generations sealed later still name its frames.
+ * image: the next stack learns it again. So does a stack of another
+ * program than its image's (the process's start time and exec count,
+ * which the programs read from the task with each stack): the exec or
+ * fork record was lost, and the image ends after its own latest stack. A
+ * frame outside a learned image's mappings (a library loaded since) has
+ * them read again, at most once a second for an image, then less and
+ * less often (up to once a minute). Images are kept after their process
+ * exits, so that generations sealed later still name its frames.
  *
  * A process may be gone before its first stack arrives (a short-lived
  * one): its maps are never read. A probe hit tells where the probed file
@@ -41,7 +45,11 @@
  * new process under the same pid, not yet drained when they are read. A
  * read is used only once the drain has passed its time (drained()), and
  * an exec or fork recorded before the read ended (new_image()) drops it:
- * a wrong name is never given for an image the process left.
+ * a wrong name is never given for an image the process was seen to
+ * leave. A lost exec or fork record shows in the next stack's program id,
+ * which ends the image as well; what no id can show is such a loss before
+ * an image's first read, with no stack of the new program drained before
+ * that read: the new program's maps then name the old one's stacks.
  *
  * Threads: new, start, free, new_image, drained, probe_file, probe_hit and
  * the recorder's calls (image, kernel, user) on the loop's thread; the
@@ -74,6 +82,7 @@ struct frecd_symbolizer_stats {
 	__u64 images;			/* images known now */
 	__u64 images_learned;		/* since start: mappings read */
 	__u64 images_failed;		/* the process was gone, unreadable, or the queue full */
+	__u64 images_unannounced;	/* since start: ended by a stack of another program */
 	__u64 files;			/* files cached now */
 	__u64 file_bytes;		/* their symbols */
 	__u64 kernel_symbols;		/* 0: kernel frames are not named */
@@ -117,13 +126,15 @@ void frecd_symbolizer__probe_file(struct frecd_symbolizer *s, const char *path,
 				  const char *build_id);
 /*
  * A hit of the uprobe at file offset file_off of path (build_id as for
- * probe_file()) in tgid, whose user
+ * probe_file()) in tgid, at ts in the program id names (as for the
+ * recorder's image()), whose user
  * stack starts at ip (that offset's address there): tgid's present image
  * maps path's executable segments where ip puts them, once the file is
  * read, unless ip cannot be that offset (a wrong name is never given).
  * Never blocks nor reads a file; nothing before start().
  */
-void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid, const char *path,
+void frecd_symbolizer__probe_hit(struct frecd_symbolizer *s, __u32 tgid,
+				 const struct frec_image_id *id, __u64 ts, const char *path,
 				 const char *build_id, __u64 file_off, __u64 ip);
 
 /*

@@ -11,6 +11,7 @@
 # pprof export lists stk_inner; the Perfetto export carries the frames. A
 # stripped copy, run in the same recording, gives module+0x frames with the
 # binary's build-id, and --debug-dir with its debug file names them again.
+# frec status counts no program that the stacks alone announced.
 . "$FREC_TEST_LIB"
 
 STK="$PROGS/offcpu_stack"
@@ -27,6 +28,11 @@ stid=$(field stripped.out tid)
 # the workload as the kernel saw it: 10 blocks, nothing else
 assert_eq "the worker's voluntary switches (kernel)" 10 "$(field stk.out voluntary)"
 snap=$(snapshot "$WORK/snaps")
+# Every stack of a process says the same program (its threads' too): none
+# was taken for a new program that no exec or fork record announced.
+"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
+assert_eq "stacks.programs_unannounced" 0 \
+	"$(grep -o '"programs_unannounced":[0-9]*' status.json | cut -d: -f2)"
 stop_frecd
 dump_json "$snap" dump.json
 "$FREC" info --json "$snap" > info.json || fail "frec info --json failed"

@@ -452,14 +452,18 @@ static const char *const synth_kfn_names[4] = { "schedule", "do_nanosleep", "hrt
 struct synth_sym {
 	__u64 images[8];
 	unsigned image_calls, kernel_calls, user_calls;
+	struct frec_image_id last_id;	/* image()'s latest */
 	char name[64], path[64];
 };
 
-static inline __u64 synth_sym_image(void *ctx, __u32 tgid)
+static inline __u64 synth_sym_image(void *ctx, __u32 tgid, const struct frec_image_id *id,
+				    __u64 ts)
 {
 	struct synth_sym *s = ctx;
 
+	(void)ts;
 	s->image_calls++;
+	s->last_id = *id;
 	return s->images[tgid % 8];
 }
 

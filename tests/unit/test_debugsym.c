@@ -202,10 +202,12 @@ struct user_ctx {
 	struct prog *p;
 };
 
-static __u64 u_image(void *ctx, __u32 tgid)
+static __u64 u_image(void *ctx, __u32 tgid, const struct frec_image_id *id, __u64 ts)
 {
 	(void)ctx;
 	(void)tgid;
+	(void)id;
+	(void)ts;
 	return 0;
 }
 

@@ -146,9 +146,11 @@ static void test_basic(void **state)
 	struct frec_recorder *rec = new_rec(0, 0);
 	struct synth_sym ctx = { 0 };
 	struct frec_symbolizer sym = synth_symbolizer(&ctx);
+	_Alignas(8) unsigned char buf[SYNTH_STACK_REC_MAX];
 	struct frec_recorder_stats st;
 	struct got got;
 	char dir[64];
+	size_t n;
 
 	(void)state;
 	assert_int_equal(synth_tmpdir(dir), 0);
@@ -158,9 +160,15 @@ static void test_basic(void **state)
 	synth_switch(rec, T0, 1, 0, 0, "swapper/1", 0, 102, 100, "helper");
 	block(rec, T0 + 100, 0);
 	assert_int_equal(synth_stack(rec, T0 + 100, 0, 101, 100, kips, 3, uips, 4, 0), 0);
+	assert_int_equal(ctx.last_id.proc_start_ns, 0);
 	synth_probe(rec, FREC_EV_UPROBE, T0 + 200, 1, 102, 100, 1, 0, NULL, 0);
-	assert_int_equal(synth_stack(rec, T0 + 200, 1, 102, 100, NULL, 0, uips, 1,
-				     FREC_STACK_KERN_ERR), 0);
+	/* the program the record says the process ran goes to image() */
+	n = synth_stack_record(buf, T0 + 200, 1, 102, 100, NULL, 0, uips, 1, FREC_STACK_KERN_ERR);
+	((struct frec_rec_stack *)buf)->proc_start_ns = 12345;
+	((struct frec_rec_stack *)buf)->exec_id = 3;
+	assert_int_equal(frec_recorder__push(rec, buf, n), 0);
+	assert_int_equal(ctx.last_id.proc_start_ns, 12345);
+	assert_int_equal(ctx.last_id.exec_id, 3);
 	assert_int_equal(synth_write(rec, dir, "s.frec", T0 + 1000), 0);
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.stacks, 2);

@@ -88,6 +88,7 @@ static void fill(struct frecd_status *st)
 	st->rec.stacks_unstored = 2;
 	st->rec.stacks_orphaned = 3;
 	st->stack_capture_errors = 7;
+	st->stack_programs_unannounced = 1;
 	st->drain_period_ms = 50;
 	st->drain_gap_max_ns = 243456789;
 	st->drain_slow_gaps = 3;
@@ -156,7 +157,7 @@ static void test_text(void **state)
 		"lost          9, 0/s (cpu1 7, cpu3 2)\n"
 		"filtered      5 events left out by -p\n"
 		"recursion     4 runs the kernel skipped (a program fired on a CPU where it was running), in the snapshot as lost\n"
-		"stacks        offcpu,probes: 800 captured, 61 distinct, 2 unstored, 3 orphaned, 7 capture errors\n"
+		"stacks        offcpu,probes: 800 captured, 61 distinct, 2 unstored, 3 orphaned, 7 capture errors, 1 unannounced programs\n"
 		"drain         every 50 ms; longest wait 243.5 ms, 3 waits over 100 ms\n"
 		"window        9.876 s, 654321 bytes in 10 generations (at least 10 s, at most 67108864 bytes)\n"
 		"window cut    9.876 s, not 10 s: --max-size cuts it; about 68157440 bytes would hold it\n"
@@ -198,7 +199,7 @@ static void test_text(void **state)
 		"lost          0\n"
 		"filtered      0 events left out by -p\n"
 		"recursion     not counted: this kernel's bpf_prog_info has no recursion_misses (Linux 5.12)\n"
-		"stacks        none: 0 captured, 0 distinct, 0 unstored, 0 orphaned, 0 capture errors\n"
+		"stacks        none: 0 captured, 0 distinct, 0 unstored, 0 orphaned, 0 capture errors, 0 unannounced programs\n"
 		"drain         every 0 ms; longest wait 0.0 ms, 0 waits over 100 ms\n"
 		"window        0.000 s, 0 bytes in 0 generations (at least 2.5 s, at most 65536 bytes)\n"
 		"open          0 events, 0 bytes (the generation being recorded)\n"
@@ -243,7 +244,7 @@ static void test_json(void **state)
 		"\"sched_waking\":{\"count\":23377,\"per_s\":1234.4},"
 		"\"uprobe\":{\"count\":40,\"per_s\":0.0},\"uretprobe\":{\"count\":39,\"per_s\":0.0}},"
 		"\"lost\":9,\"lost_per_s\":0.0,\"lost_by_cpu\":[0,7,0,2],\"filtered\":5,\"recursion_misses\":4,"
-		"\"stacks\":{\"enabled\":\"offcpu,probes\",\"captured\":800,\"distinct\":61,\"unstored\":2,\"orphaned\":3,\"capture_errors\":7},"
+		"\"stacks\":{\"enabled\":\"offcpu,probes\",\"captured\":800,\"distinct\":61,\"unstored\":2,\"orphaned\":3,\"capture_errors\":7,\"programs_unannounced\":1},"
 		"\"drain\":{\"period_ms\":50,\"max_wait_ns\":243456789,\"slow_waits\":3,\"slow_ms\":100},"
 		"\"window\":{\"span_s\":9.876,\"bytes\":654321,\"generations\":10,\"min_age_s\":10.000,\"max_bytes\":67108864,"
 		"\"cut\":true,\"needed_bytes\":68157440},"
@@ -284,7 +285,7 @@ static void test_json(void **state)
 		"\"uptime_s\":0.000,\"programs\":\"tp_btf\",\"pid_filter\":0,"
 		"\"rate_interval_s\":0.000,\"events\":0,\"events_per_s\":null,\"events_by_type\":{},"
 		"\"lost\":0,\"lost_per_s\":null,\"lost_by_cpu\":[],\"filtered\":0,\"recursion_misses\":null,"
-		"\"stacks\":{\"enabled\":\"none\",\"captured\":0,\"distinct\":0,\"unstored\":0,\"orphaned\":0,\"capture_errors\":0},"
+		"\"stacks\":{\"enabled\":\"none\",\"captured\":0,\"distinct\":0,\"unstored\":0,\"orphaned\":0,\"capture_errors\":0,\"programs_unannounced\":0},"
 		"\"drain\":{\"period_ms\":0,\"max_wait_ns\":0,\"slow_waits\":0,\"slow_ms\":100},"
 		"\"window\":{\"span_s\":0.000,\"bytes\":0,\"generations\":0,\"min_age_s\":0.000,\"max_bytes\":0,"
 		"\"cut\":false,\"needed_bytes\":0},"

@@ -368,10 +368,10 @@ static void test_symbolizer(void **state)
 	assert_string_equal(name, "do_nanosleep");
 	assert_int_equal(off, 5);
 
-	img = iface->image(iface->ctx, getpid());
+	img = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_true(img > 0);
 	/* the same image until an exec is seen */
-	assert_int_equal(iface->image(iface->ctx, getpid()), img);
+	assert_int_equal(iface->image(iface->ctx, getpid(), NULL, 0), img);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	assert_string_equal(uf.path, exe);
@@ -414,7 +414,7 @@ static void test_symbolizer(void **state)
 
 	/* an exec: a new image; the old one still names its frames */
 	frecd_symbolizer__new_image(s, getpid(), boot_ns());
-	img2 = iface->image(iface->ctx, getpid());
+	img2 = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_true(img2 != img);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
@@ -422,7 +422,7 @@ static void test_symbolizer(void **state)
 	assert_int_equal(iface->user(iface->ctx, getpid(), img2, ip, &uf), 0);
 
 	/* a process that is gone: learned as failed, nothing named */
-	img = iface->image(iface->ctx, 0x7ffffffe);
+	img = iface->image(iface->ctx, 0x7ffffffe, NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, 0x7ffffffe, img, ip, &uf), -ENOENT);
 
@@ -432,6 +432,64 @@ static void test_symbolizer(void **state)
 	assert_int_equal(st.images_failed, 1);
 	assert_int_equal(st.kernel_symbols, 8);
 	assert_true(st.files >= 1);
+	frecd_symbolizer__free(s);
+	unlink(ksyms);
+}
+
+/*
+ * An exec whose record was lost: the stacks' program ids say it. A stack
+ * of another program than the image's ends the image after that image's
+ * own latest stack (maps read before then stay), and starts a new one.
+ */
+static void test_symbolizer_lost_exec(void **state)
+{
+	char ksyms[] = "/tmp/frec-test-kallsyms-XXXXXX";
+	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = ksyms };
+	__u64 ip = (__u64)(uintptr_t)frec_test_marker_fn + 3, img, img2, img3;
+	const struct frec_image_id a = { 1000, 7 }, b = { 1000, 8 }, c = { 2000, 8 };
+	const struct frec_symbolizer *iface;
+	struct frecd_symbolizer_stats st;
+	struct frec_user_frame uf;
+	struct frecd_symbolizer *s;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(ksyms);
+	assert_true(fd >= 0);
+	assert_true(write(fd, kallsyms_text, strlen(kallsyms_text)) > 0);
+	close(fd);
+	s = started(&o, &iface);
+
+	img = iface->image(iface->ctx, getpid(), &a, boot_ns());
+	assert_int_equal(settle(s), 0);
+	/* the same program, or one not said: the same image */
+	assert_int_equal(iface->image(iface->ctx, getpid(), &a, boot_ns()), img);
+	assert_int_equal(iface->image(iface->ctx, getpid(), NULL, boot_ns()), img);
+	/* an exec no record told of */
+	img2 = iface->image(iface->ctx, getpid(), &b, boot_ns());
+	assert_true(img2 != img);
+	assert_int_equal(iface->image(iface->ctx, getpid(), &b, boot_ns()), img2);
+	/* the old image read its maps before its last stack: they still name it */
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	assert_int_equal(settle(s), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img2, ip, &uf), 0);
+	assert_string_equal(uf.sym, "frec_test_marker_fn");
+
+	/* a new process under the pid (its fork lost), whose image was read
+	 * after the last stack the old one is known to have run at: those
+	 * maps may be the new program's, so the old image names nothing */
+	img = iface->image(iface->ctx, getpid(), &c, 1);
+	assert_true(img != img2);
+	assert_int_equal(settle(s), 0);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
+	img3 = iface->image(iface->ctx, getpid(), &a, boot_ns());
+	assert_true(img3 != img);
+	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
+
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.images_unannounced, 3);
+	assert_int_equal(st.images, 4);
 	frecd_symbolizer__free(s);
 	unlink(ksyms);
 }
@@ -486,11 +544,11 @@ static void test_symbolizer_bounded(void **state)
 	s = started(&o, &iface);
 	/* no kallsyms: no kernel names */
 	assert_int_equal(iface->kernel(iface->ctx, 0xffffffff81000105ull, &name, &off), -ENOENT);
-	a = iface->image(iface->ctx, getpid());
+	a = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_int_equal(settle(s), 0);
-	b = iface->image(iface->ctx, 0x7ffffff0);
-	iface->image(iface->ctx, getpid());	/* a is used again: b is the oldest */
-	iface->image(iface->ctx, 0x7ffffff1);
+	b = iface->image(iface->ctx, 0x7ffffff0, NULL, 0);
+	iface->image(iface->ctx, getpid(), NULL, 0);	/* a is used again: b is the oldest */
+	iface->image(iface->ctx, 0x7ffffff1, NULL, 0);
 	assert_int_equal(settle(s), 0);
 	frecd_symbolizer__stats(s, &st);
 	assert_int_equal(st.images, 2);
@@ -573,14 +631,14 @@ static void test_symbolizer_probe_hit(void **state)
 	assert_non_null(s);
 	iface = frecd_symbolizer__iface(s);
 	/* before start: nothing */
-	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);
+	frecd_symbolizer__probe_hit(s, gone, NULL, 0, exe, NULL, file_off, ip);
 	assert_int_equal(frecd_symbolizer__start(s), 0);
 	frecd_symbolizer__probe_file(s, exe, "");
 	assert_int_equal(settle(s), 0);
 
-	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);
-	frecd_symbolizer__probe_hit(s, gone, exe, NULL, file_off, ip);	/* again: nothing more */
-	img = iface->image(iface->ctx, gone);
+	frecd_symbolizer__probe_hit(s, gone, NULL, 0, exe, NULL, file_off, ip);
+	frecd_symbolizer__probe_hit(s, gone, NULL, 0, exe, NULL, file_off, ip);	/* again: nothing more */
+	img = iface->image(iface->ctx, gone, NULL, 0);
 	assert_int_equal(settle(s), 0);	/* its maps: not read */
 	assert_int_equal(iface->user(iface->ctx, gone, img, ip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
@@ -596,35 +654,35 @@ static void test_symbolizer_probe_hit(void **state)
 
 	/* an exec: the new image is another program, the old one still named */
 	frecd_symbolizer__new_image(s, gone, boot_ns());
-	img2 = iface->image(iface->ctx, gone);
+	img2 = iface->image(iface->ctx, gone, NULL, 0);
 	assert_true(img2 != img);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone, img2, ip, &uf), -ENOENT);
 	assert_int_equal(iface->user(iface->ctx, gone, img, ip, &uf), 0);
 
 	/* an address the probed offset cannot be at: no mappings made up */
-	frecd_symbolizer__probe_hit(s, gone2, exe, NULL, file_off, ip + 16);
-	img = iface->image(iface->ctx, gone2);
+	frecd_symbolizer__probe_hit(s, gone2, NULL, 0, exe, NULL, file_off, ip + 16);
+	img = iface->image(iface->ctx, gone2, NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone2, img, ip + 16, &uf), -ENOENT);
 	assert_int_equal(iface->user(iface->ctx, gone2, img, main_ip, &uf), -ENOENT);
 
 	/* a file not read yet when the hit comes: named once it is */
-	frecd_symbolizer__probe_hit(s, gone3, "/proc/self/exe", NULL, file_off, ip);
-	img = iface->image(iface->ctx, gone3);
+	frecd_symbolizer__probe_hit(s, gone3, NULL, 0, "/proc/self/exe", NULL, file_off, ip);
+	img = iface->image(iface->ctx, gone3, NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone3, img, ip + 3, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 
 	/* the file at the path is not the one probed (another build-id) */
-	frecd_symbolizer__probe_hit(s, gone4, exe, "00deadbeef", file_off, ip);
-	img = iface->image(iface->ctx, gone4);
+	frecd_symbolizer__probe_hit(s, gone4, NULL, 0, exe, "00deadbeef", file_off, ip);
+	img = iface->image(iface->ctx, gone4, NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, gone4, img, ip + 3, &uf), -ENOENT);
 
 	/* a live process: its maps, read, win and name the rest too */
-	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, ip);
-	img = iface->image(iface->ctx, getpid());
+	frecd_symbolizer__probe_hit(s, getpid(), NULL, 0, exe, NULL, file_off, ip);
+	img = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip + 3, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
@@ -683,7 +741,7 @@ static struct frecd_symbolizer *learned_with_copy(const struct frecd_symbolizer_
 	marker_site(&c->ip, &c->file_off, &c->f);
 	c->p = map_deleted_copy(c->exe, c->file_off, &c->cip);
 	s = started(o, iface);
-	c->img = (*iface)->image((*iface)->ctx, getpid());
+	c->img = (*iface)->image((*iface)->ctx, getpid(), NULL, 0);
 	assert_int_equal(settle(s), 0);
 	return s;
 }
@@ -729,7 +787,7 @@ static void test_symbolizer_maps_without_files(void **state)
 	 * probed file (the same bytes) */
 	frecd_symbolizer__probe_file(s, exe, "");
 	assert_int_equal(settle(s), 0);
-	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, cip);
+	frecd_symbolizer__probe_hit(s, getpid(), NULL, 0, exe, NULL, file_off, cip);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
 	assert_string_equal(uf.path, exe);
 	assert_non_null(uf.sym);
@@ -738,8 +796,8 @@ static void test_symbolizer_maps_without_files(void **state)
 
 	/* a hit before the image is learned: the same */
 	frecd_symbolizer__new_image(s, getpid(), boot_ns());
-	frecd_symbolizer__probe_hit(s, getpid(), exe, NULL, file_off, cip);
-	img = iface->image(iface->ctx, getpid());
+	frecd_symbolizer__probe_hit(s, getpid(), NULL, 0, exe, NULL, file_off, cip);
+	img = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, cip + 3, &uf), 0);
 	assert_non_null(uf.sym);
@@ -778,7 +836,7 @@ static void test_symbolizer_exec_race(void **state)
 
 	/* read, not yet trusted: nothing named; trusted once drained past */
 	before = boot_ns();
-	img = iface->image(iface->ctx, getpid());
+	img = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_int_equal(frecd_symbolizer__drain(s, 10000), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
 	frecd_symbolizer__drained(s, boot_ns());
@@ -790,7 +848,7 @@ static void test_symbolizer_exec_race(void **state)
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
 
 	/* a new image, trusted; then a relearn (a mapping added since) */
-	img = iface->image(iface->ctx, getpid());
+	img = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	between = boot_ns();
@@ -885,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_symbolizer_maps_without_files),
 		cmocka_unit_test(test_symbolizer_exec_race),
 		cmocka_unit_test(test_symbolizer_file_outlives_helper),
+		cmocka_unit_test(test_symbolizer_lost_exec),
 		cmocka_unit_test(test_kernel_skip),
 	};
 

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * exec_stack: a process that blocks on a known path, floods its CPU's ring,
+ * then execs another build of itself and blocks on another path: for the
+ * test of an exec whose record frecd lost (test_stacks_lost_exec.sh).
+ *
+ *   exec_stack a GO1 GO2 GO3 NEXT FLOOD
+ *     pins itself to CPU 0 and prints "pid P"; once GO1 (a FIFO) is opened
+ *     for writing and closed, blocks 3 times in es_a_outer -> es_a_middle ->
+ *     es_a_inner -> nanosleep(20 ms) and prints "a-done"; once GO2 is, sleeps
+ *     FLOOD times for 20 us (the test stalls frecd's drain first: those
+ *     records fill the ring), then execs NEXT b GO3.
+ *   exec_stack b GO3
+ *     once GO3 is, blocks 3 times in es_b_outer -> es_b_middle -> es_b_inner
+ *     -> nanosleep(20 ms), prints "b-done" and exits 0.
+ *
+ * Built twice without PIE (tests/progs/Makefile.inc), both at the same
+ * address: exec_stack_a with the a chain first, exec_stack_b with the b
+ * chain first (EXEC_STACK_B_FIRST). The chains are the same code, so each
+ * of b's functions in exec_stack_b is where its a twin is in exec_stack_a:
+ * named with exec_stack_a's symbols, the b stacks would read es_a_*.
+ * Frame pointers and inline system calls as in offcpu_stack.c.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+long es_a_inner(long i);
+long es_a_middle(long i);
+long es_a_outer(long i);
+long es_b_inner(long i);
+long es_b_middle(long i);
+long es_b_outer(long i);
+
+static inline __attribute__((always_inline)) long sleep_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret)
+			     : "0"((long)SYS_nanosleep), "D"(&ts), "S"(&ts)
+			     : "rcx", "r11", "memory");
+	return ret;
+#else
+	return nanosleep(&ts, &ts);
+#endif
+}
+
+#define CHAIN(x)								\
+__attribute__((noinline, noclone)) long es_##x##_inner(long i)		\
+{									\
+	long r = sleep_ns(20 * 1000000);				\
+									\
+	__asm__ __volatile__("" ::: "memory");				\
+	return r + i;							\
+}									\
+__attribute__((noinline, noclone)) long es_##x##_middle(long i)		\
+{									\
+	long r = es_##x##_inner(i);					\
+									\
+	__asm__ __volatile__("" ::: "memory");				\
+	return r + 1;							\
+}									\
+__attribute__((noinline, noclone)) long es_##x##_outer(long i)		\
+{									\
+	long r = es_##x##_middle(i);					\
+									\
+	__asm__ __volatile__("" ::: "memory");				\
+	return r + 1;							\
+}
+
+#ifdef EXEC_STACK_B_FIRST
+CHAIN(b)
+CHAIN(a)
+#else
+CHAIN(a)
+CHAIN(b)
+#endif
+
+/* Wait until the test opens path for writing and closes it. */
+static void wait_go(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+}
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long i, sum = 0, flood;
+
+	if (argc == 7 && !strcmp(argv[1], "a")) {
+		pin_cpu0();
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		wait_go(argv[2]);
+		for (i = 1; i <= 3; i++)
+			sum += es_a_outer(i);
+		printf("a-done\n");
+		fflush(stdout);
+		wait_go(argv[3]);
+		flood = strtol(argv[6], NULL, 10);
+		for (i = 0; i < flood; i++)
+			sleep_ns(20000);
+		execl(argv[5], argv[5], "b", argv[4], (char *)NULL);
+		perror(argv[5]);
+		return 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "b")) {
+		wait_go(argv[2]);
+		for (i = 1; i <= 3; i++)
+			sum += es_b_outer(i);
+		printf("b-done\n");
+		return sum == -1;
+	}
+	fprintf(stderr, "usage: exec_stack a GO1 GO2 GO3 NEXT FLOOD | exec_stack b GO3\n");
+	return 2;
+}
