@@ -6,7 +6,14 @@
 #include <bpf/libbpf.h>
 #include "frecd/log.h"
 
-static enum frecd_log_level log_level = FRECD_LOG_INFO;
+/* Read by every thread that logs and written by a reload on the loop's:
+ * relaxed atomic loads and stores, so that sharing it is no data race. */
+static int log_level = FRECD_LOG_INFO;
+
+static enum frecd_log_level level_now(void)
+{
+	return (enum frecd_log_level)__atomic_load_n(&log_level, __ATOMIC_RELAXED);
+}
 
 static const char *const level_names[] = {
 	[FRECD_LOG_ERROR] = "error",
@@ -17,12 +24,12 @@ static const char *const level_names[] = {
 
 void frecd_log__set_level(enum frecd_log_level level)
 {
-	log_level = level;
+	__atomic_store_n(&log_level, (int)level, __ATOMIC_RELAXED);
 }
 
 enum frecd_log_level frecd_log__level(void)
 {
-	return log_level;
+	return level_now();
 }
 
 void frecd_vlog(enum frecd_log_level level, const char *fmt, va_list ap)
@@ -33,7 +40,7 @@ void frecd_vlog(enum frecd_log_level level, const char *fmt, va_list ap)
 	size_t n;
 	int len;
 
-	if (level > log_level)
+	if (level > level_now())
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
@@ -93,7 +100,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	/* libbpf warns about every failed tp_btf load before frecd falls back
 	 * to raw_tp; those are details, shown with -v only, but kept so that
 	 * they can be shown when frecd gives up. */
-	if (l == FRECD_LOG_WARN && log_level < FRECD_LOG_DEBUG) {
+	if (l == FRECD_LOG_WARN && level_now() < FRECD_LOG_DEBUG) {
 		keep_warning(fmt, ap);
 		return 0;
 	}
