@@ -122,9 +122,18 @@ static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, cons
 
 /* How a process was named: by a thread's comm, while no generation knew
  * its command line (read after the process was first seen: forked and not
- * exec'd), or by its command line. */
+ * exec'd), or by its command line, as pnamed_cmdline() of it: a later one
+ * (after an exec) names it again. */
 #define PNAMED_COMM	1
-#define PNAMED_CMDLINE	2
+
+static uint64_t pnamed_cmdline(const char *cmdline)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	for (const char *c = cmdline; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	return h | 2;	/* never 0 (absent) nor PNAMED_COMM */
+}
 
 static void name_process(struct cexport *x, __u32 tgid)
 {
@@ -142,8 +151,8 @@ static void name_process(struct cexport *x, __u32 tgid)
 	}
 	p = frec_gen__process(frec_walk__gen(x->ew.w), tgid);
 	has_cmdline = p && p->cmdline && p->cmdline[0];
-	/* named: again only to give a command line a comm stood for */
-	if (!created && (*slot == PNAMED_CMDLINE || !has_cmdline))
+	/* named: again only by a command line other than the name given */
+	if (!created && (!has_cmdline || *slot == pnamed_cmdline(p->cmdline)))
 		return;
 	t = frec_walk__thread(x->ew.w, tgid);
 	c = frec_walk__process_cgroup(x->ew.w, tgid);
@@ -157,7 +166,7 @@ static void name_process(struct cexport *x, __u32 tgid)
 	}
 	if (has_cmdline) {
 		meta(x, "process_name", tgid, tgid, p->cmdline, 4096, labelled ? suffix : NULL);
-		*slot = PNAMED_CMDLINE;
+		*slot = pnamed_cmdline(p->cmdline);
 	} else {
 		meta(x, "process_name", tgid, tgid,
 		     t ? t->comm : frec_walk__comm(x->ew.w, tgid, 0, buf), FREC_COMM_LEN,
@@ -554,8 +563,9 @@ static void on_cgroup(struct cexport *x, const struct frec_event *ev)
 	frec_out__printf(x->ew.o, "\"cgroup_id\":%llu}}", (unsigned long long)ev->cgroup.id);
 }
 
-/* A process named by a comm whose command line this generation knows is
- * named again, by it: in Chrome's format the later process_name wins. */
+/* A process named by a comm, or by another command line, is named again by
+ * the one this generation knows (an exec's): in Chrome's format the later
+ * process_name wins. */
 static void rename_processes(struct cexport *x)
 {
 	const struct frec_gen *g = frec_walk__gen(x->ew.w);
@@ -564,7 +574,7 @@ static void rename_processes(struct cexport *x)
 
 	for (__u32 i = 0; !x->err && (p = frec_gen__process_at(g, i)); i++) {
 		slot = frec_map__get(&x->pnamed, p->tgid);
-		if (slot && *slot == PNAMED_COMM && p->cmdline && p->cmdline[0])
+		if (slot && p->cmdline && p->cmdline[0] && *slot != pnamed_cmdline(p->cmdline))
 			name_process(x, p->tgid);
 	}
 }

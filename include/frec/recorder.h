@@ -113,6 +113,10 @@ struct frec_recorder_stats {
 	__u64 threads_untracked;	/* thread mentions the task table had no room
 					 * for (at max_threads): named from their own
 					 * record only, or not at all */
+	__u64 names_repaired;		/* a record named a known thread otherwise,
+					 * with no exec or rename record before it
+					 * (lost, or filtered out): the table took
+					 * the record's name */
 	__u32 threads;			/* task table entries now */
 	__u32 processes;		/* process table entries now */
 	__u32 max_threads;		/* the task table's bound (opts.max_threads or
@@ -225,7 +229,9 @@ int frec_recorder__set_cmdline(struct frec_recorder *rec, __u32 tgid, const char
 /*
  * Processes that seals since the last call named threads of but knew no
  * cmdline for (forked and not exec'd since frecd started, evicted while
- * they slept, or whose read after exec was dropped): up to max tgids into
+ * they slept, or whose read after exec was dropped), and those whose main
+ * thread a record named otherwise with no exec or rename record (lost:
+ * the cmdline kept may be the old program's): up to max tgids into
  * tgids, each once, at most FREC_UNNAMED_MAX between two calls (a bound
  * on the /proc reads a fork-heavy machine asks for); the list is then
  * emptied. frecd queues a read of each one's /proc cmdline,

@@ -1007,6 +1007,16 @@ int frec_recorder__seed_thread(struct frec_recorder *r, __u32 tid, __u32 tgid, c
 	return 0;
 }
 
+void rec_want_cmdline(struct frec_recorder *r, uint32_t tgid)
+{
+	if (!tgid || r->nunnamed == FREC_UNNAMED_MAX)
+		return;
+	for (uint32_t i = 0; i < r->nunnamed; i++)
+		if (r->unnamed[i] == tgid)
+			return;
+	r->unnamed[r->nunnamed++] = tgid;
+}
+
 __u32 frec_recorder__take_unnamed(struct frec_recorder *r, __u32 *tgids, __u32 max)
 {
 	__u32 n = r->nunnamed < max ? r->nunnamed : max;

@@ -301,6 +301,9 @@ static inline uint64_t gen_raw_bytes(const struct open_gen *g)
 
 /* recorder.c: count records lost on cpu, in [first, last] (0, 0: when is not
  * known), into the stream's next lost events. */
+/* Ask frecd to read tgid's command line (frec_recorder__take_unnamed()):
+ * each tgid once, while there is room. */
+void rec_want_cmdline(struct frec_recorder *r, uint32_t tgid);
 void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count, uint64_t first,
 		  uint64_t last);
 

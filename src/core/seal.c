@@ -401,19 +401,6 @@ static void put_stacks(struct sink *s, uint64_t len4, uint64_t len5)
 	}
 }
 
-/* A process this seal names threads of without a cmdline: forked and not
- * exec'd since frecd started, evicted while it slept, or its read after
- * exec dropped. Kept once, while there is room (the idle task's 0 never). */
-static void note_unnamed(struct frec_recorder *r, uint32_t tgid)
-{
-	if (!tgid || r->nunnamed == FREC_UNNAMED_MAX)
-		return;
-	for (uint32_t i = 0; i < r->nunnamed; i++)
-		if (r->unnamed[i] == tgid)
-			return;
-	r->unnamed[r->nunnamed++] = tgid;
-}
-
 static void write_tables(struct sink *s, uint64_t end_ts)
 {
 	struct frec_recorder *r = s->r;
@@ -429,7 +416,9 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 			pr->stamp = g->stamp;
 			r->proc_list[nprocs++] = pr;
 		} else if (!pr) {
-			note_unnamed(r, g->threads[i].tgid);
+			/* forked and not exec'd since frecd started, evicted
+			 * while it slept, or its read after exec dropped */
+			rec_want_cmdline(r, g->threads[i].tgid);
 		}
 	}
 	for (uint32_t i = 0; i < r->nprobes; i++)

@@ -14,7 +14,9 @@
 # would be es_a_*. In the snapshot: no exec record for the process, some
 # lost, the 3 a stacks named es_a_inner;es_a_middle;es_a_outer and the 3 b
 # stacks es_b_inner;es_b_middle;es_b_outer; frec status counts one program
-# no exec record announced.
+# no exec record announced. The process is named by exec_stack_b's command
+# line once frecd has read it again (the main thread's new name in the
+# records says the old one may be stale).
 . "$FREC_TEST_LIB"
 
 A="$PROGS/nopie/exec_stack_a"
@@ -26,13 +28,14 @@ mkfifo go1 go2 go3 || fail "mkfifo failed"
 # dead process from hanging the test)
 go() { timeout 60 sh -c ": > $1" || fail "the process did not wait on $1"; }
 
-"$A" a go1 go2 go3 "$B" 3000 > es.out 2>&1 &
+"$A" a go1 go2 go3 done "$B" 3000 > es.out 2>&1 &
 es=$!
 wait_for es.out '^pid ' "exec_stack's pid"
 pid=$(field es.out pid)
 mkdir snaps
+# (--keep 0: the loops below take a snapshot per try)
 start_frecd -o "$WORK/snaps" -p "$pid" --stacks offcpu --ring-size 64K --ring-min 32K \
-	--window 3600 --debug-stall-ms 600000
+	--window 3600 --debug-stall-ms 600000 --keep 0
 # chains FILE: each blocking switch of the process with a stack, as its
 # user frames named es_*, in order, joined by ';' ("" for the flood's and
 # the FIFO waits' stacks, which have none)
@@ -63,8 +66,20 @@ eventually sh -c "grep -q '^exec_stack_b' /proc/$pid/comm" || fail "exec_stack_b
 kill -USR2 "$FRECD_PID"
 wait_for "$WORK/frecd.log" "draining the ring buffer again" "the end of the stall"
 go go3
+wait_for es.out '^b-done$' "the b blocks"
+# The lost exec left the old program's command line too: the main thread's
+# new name in the records has frecd read it again, and the generations
+# sealed after that name the process by it (exec_stack_b sleeps on).
+b_named() {
+	name=$(cmdline_of "$(snapshot "$WORK/snaps")" "$pid")
+	case "$name" in
+	*"exec_stack_b b go3 done") return 0 ;;
+	esac
+	return 1
+}
+eventually b_named || fail "the process is not named exec_stack_b's command line: '$name'"
+touch done
 wait "$es" || { cat es.out >&2; fail "exec_stack failed"; }
-grep -q '^b-done$' es.out || fail "exec_stack_b did not finish"
 snap=$(snapshot "$WORK/snaps")
 unannounced=$(status_field programs_unannounced)
 stop_frecd

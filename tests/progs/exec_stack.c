@@ -4,15 +4,16 @@
  * then execs another build of itself and blocks on another path: for the
  * test of an exec whose record frecd lost (test_stacks_lost_exec.sh).
  *
- *   exec_stack a GO1 GO2 GO3 NEXT FLOOD
+ *   exec_stack a GO1 GO2 GO3 DONE NEXT FLOOD
  *     pins itself to CPU 0 and prints "pid P"; once GO1 (a FIFO) is opened
  *     for writing and closed, blocks 3 times in es_a_outer -> es_a_middle ->
  *     es_a_inner -> nanosleep(20 ms) and prints "a-done"; once GO2 is, sleeps
  *     FLOOD times for 20 us (the test stalls frecd's drain first: those
- *     records fill the ring), then execs NEXT b GO3.
- *   exec_stack b GO3
+ *     records fill the ring), then execs NEXT b GO3 DONE.
+ *   exec_stack b GO3 DONE
  *     once GO3 is, blocks 3 times in es_b_outer -> es_b_middle -> es_b_inner
- *     -> nanosleep(20 ms), prints "b-done" and exits 0.
+ *     -> nanosleep(20 ms) and prints "b-done"; then sleeps 10 ms at a time
+ *     (events for every generation) until the file DONE exists, and exits 0.
  *
  * Built twice without PIE (tests/progs/Makefile.inc), both at the same
  * address: exec_stack_a with the a chain first, exec_stack_b with the b
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 {
 	long i, sum = 0, flood;
 
-	if (argc == 7 && !strcmp(argv[1], "a")) {
+	if (argc == 8 && !strcmp(argv[1], "a")) {
 		pin_cpu0();
 		printf("pid %d\n", (int)getpid());
 		fflush(stdout);
@@ -126,20 +127,23 @@ int main(int argc, char **argv)
 		printf("a-done\n");
 		fflush(stdout);
 		wait_go(argv[3]);
-		flood = strtol(argv[6], NULL, 10);
+		flood = strtol(argv[7], NULL, 10);
 		for (i = 0; i < flood; i++)
 			sleep_ns(20000);
-		execl(argv[5], argv[5], "b", argv[4], (char *)NULL);
-		perror(argv[5]);
+		execl(argv[6], argv[6], "b", argv[4], argv[5], (char *)NULL);
+		perror(argv[6]);
 		return 1;
 	}
-	if (argc == 3 && !strcmp(argv[1], "b")) {
+	if (argc == 4 && !strcmp(argv[1], "b")) {
 		wait_go(argv[2]);
 		for (i = 1; i <= 3; i++)
 			sum += es_b_outer(i);
 		printf("b-done\n");
+		fflush(stdout);
+		while (access(argv[3], F_OK))
+			sleep_ns(10 * 1000000);
 		return sum == -1;
 	}
-	fprintf(stderr, "usage: exec_stack a GO1 GO2 GO3 NEXT FLOOD | exec_stack b GO3\n");
+	fprintf(stderr, "usage: exec_stack a GO1 GO2 GO3 DONE NEXT FLOOD | exec_stack b GO3 DONE\n");
 	return 2;
 }

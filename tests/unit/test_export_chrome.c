@@ -280,7 +280,8 @@ static void test_hostile_names(void **state)
  * A process first seen without a command line (forked, not exec'd: frecd
  * reads it from /proc after a seal names it) is named by its thread's comm,
  * then again by its command line from the generation that knows it; the
- * later process_name is the one a viewer keeps. Named once more by nothing.
+ * later process_name is the one a viewer keeps. The same command line
+ * again names it no more; another (an exec's) names it again.
  */
 static void test_late_cmdline(void **state)
 {
@@ -299,14 +300,18 @@ static void test_late_cmdline(void **state)
 	assert_true(frec_recorder__seal(rec, 4500) > 0);
 	synth_switch(rec, 5000, 0, 0, 0, "swapper/0", 0, 77, 77, "worker");
 	synth_switch(rec, 6000, 0, 77, 77, "worker", 1, 0, 0, "swapper/0");
-	assert_int_equal(synth_write(rec, f->dir, "late.frec", 7000), 0);
+	assert_true(frec_recorder__seal(rec, 6500) > 0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 77, "/bin/new -x"), 0);
+	synth_switch(rec, 7000, 0, 0, 0, "swapper/0", 0, 77, 77, "new");
+	synth_switch(rec, 8000, 0, 77, 77, "new", 1, 0, 0, "swapper/0");
+	assert_int_equal(synth_write(rec, f->dir, "late.frec", 9000), 0);
 	frec_recorder__free(rec);
 	out = export_py(f, "late.frec",
 			"    if e[\"ph\"] == \"M\" and e.get(\"pid\") == 77 and e[\"name\"] == \"process_name\":\n"
 			"        print(e[\"args\"][\"name\"])");
 	if (!out)
 		return;
-	assert_string_equal(out, "worker\nserver --worker\n");
+	assert_string_equal(out, "worker\nserver --worker\n/bin/new -x\n");
 	free(out);
 }
 

@@ -261,6 +261,52 @@ static void test_unnamed_processes(void **state)
 	frec_recorder__free(rec);
 }
 
+/*
+ * A main thread that a record names otherwise, with no exec or rename
+ * record before it (lost): the name is taken, counted, and its process
+ * listed for frecd to read its cmdline again (it may be the old
+ * program's); not after a recorded exec or rename, nor for another thread
+ * of the process, nor for a thread first named.
+ */
+static void test_lost_exec_rereads_cmdline(void **state)
+{
+	struct frec_recorder *rec = tasks_recorder(1024, 256);
+	struct frec_recorder_stats st;
+	__u32 tgids[FREC_UNNAMED_MAX];
+
+	frec_recorder__tick(rec, T0);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 300, "old --args"), 0);
+	run_once(rec, 0, 300, 300, "old");
+	run_once(rec, 1, 301, 300, "old-worker");
+	/* recorded: nothing to read again */
+	assert_int_equal(synth_exec(rec, T0 + 2 * MS, 0, 300, 300, "new", "/bin/new"), 0);
+	run_once(rec, 2, 300, 300, "new");
+	assert_int_equal(synth_rename(rec, T0 + 3 * MS, 0, 300, 300, "new", "new2"), 0);
+	run_once(rec, 3, 300, 300, "new2");
+	assert_true(frec_recorder__seal(rec, T0 + 3 * MS + 600000) >= 0);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+
+	/* another thread's name changed unannounced: counted, no read */
+	run_once(rec, 4, 301, 300, "renamed-worker");
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 1);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+	/* the main thread's: its exec was lost */
+	run_once(rec, 5, 300, 300, "other");
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 2);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
+	assert_int_equal(tgids[0], 300);
+	/* the name is the record's from then on */
+	run_once(rec, 6, 300, 300, "other");
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 2);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+	frec_recorder__free(rec);
+}
+
 /* At its bound the task table refuses new threads: they are counted, and
  * each generation still names them from their records. */
 static void test_bound_untracked(void **state)
@@ -516,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_evict_unseen),
 		cmocka_unit_test(test_evict_processes_when_half_full),
 		cmocka_unit_test(test_unnamed_processes),
+		cmocka_unit_test(test_lost_exec_rereads_cmdline),
 		cmocka_unit_test(test_bound_untracked),
 		cmocka_unit_test(test_tasks_bytes_grow),
 		cmocka_unit_test(test_prefetch_when_big),
