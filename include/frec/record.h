@@ -110,6 +110,9 @@ struct frec_rec_exec {
 	struct frec_rec_hdr h;
 	__u32 pid;
 	__u32 old_pid;
+	/* the program it now runs, as struct frec_rec_stack says it */
+	__u64 proc_start_ns;
+	__u64 exec_id;
 	char comm[FREC_COMM_LEN];	/* the new comm, after exec */
 	char filename[FREC_FILENAME_LEN];	/* NUL-terminated, may be truncated */
 };
@@ -210,9 +213,9 @@ struct frec_rec_stack {
 	/*
 	 * Which program the thread ran when captured, read from the task
 	 * itself, so that it holds when the exec or fork record that said so
-	 * was lost: its process leader's start_time (boot-relative ns; a pid
-	 * reused is another process, another time) and its self_exec_id (one
-	 * more at every exec). Both 0: not known.
+	 * was lost: its process leader's start_time (ns of the monotonic
+	 * clock; a pid reused is another process, another time) and its
+	 * self_exec_id (one more at every exec). Both 0: not known.
 	 */
 	__u64 proc_start_ns;
 	__u64 exec_id;

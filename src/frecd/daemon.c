@@ -226,10 +226,13 @@ static void on_record(void *ctx, const void *data, size_t len)
 	 * pid seen before, belong to a new image (its mappings are others):
 	 * before the record, so that the stacks after it see the new one. */
 	if (d->opts->symbolizer && len >= sizeof(*h)) {
-		if (h->type == FREC_EV_PROCESS_EXEC) {
-			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid, h->ts);
+		if (h->type == FREC_EV_PROCESS_EXEC && len >= sizeof(struct frec_rec_exec)) {
+			const struct frec_rec_exec *e = data;
+			struct frec_image_id id = { e->proc_start_ns, e->exec_id };
+
+			frecd_symbolizer__new_image(d->opts->symbolizer, h->tgid, h->ts, &id);
 		} else if (f && f->child_tgid != f->parent_tgid) {
-			frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid, h->ts);
+			frecd_symbolizer__new_image(d->opts->symbolizer, f->child_tgid, h->ts, NULL);
 		}
 	}
 	if (d->opts->symbolizer && d->opts->bpf && h->type == FREC_EV_STACK &&

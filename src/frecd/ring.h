@@ -53,7 +53,7 @@ struct frecd_ring {
 };
 
 /* Largest record the reader can take whole when it wraps; frec's largest
- * is a stack with both kinds at FREC_MAX_STACK_DEPTH (2056 bytes). Larger
+ * is a stack with both kinds at FREC_MAX_STACK_DEPTH (2080 bytes). Larger
  * ones are skipped, counted. */
 #define FRECD_RING_MAX_REC	4096
 

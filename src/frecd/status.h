@@ -70,8 +70,9 @@ struct frecd_status {
 	__u32 stacks;
 	__u64 stack_capture_errors;
 	/* Processes whose stacks showed another program than their image's
-	 * with no exec or fork record seen for it (lost, or still in the
-	 * rings): their mappings were learned anew (symbolizer.h). */
+	 * with no exec or fork record seen for it (lost; one that came later,
+	 * for an exec still under way at the stack, takes it back): their
+	 * mappings were learned anew (symbolizer.h). */
 	__u64 stack_programs_unannounced;
 
 	/* The event loop's drains: how often, and the longest wait between

@@ -69,9 +69,11 @@ struct simage {
 	int state;
 	bool current;			/* tgid's present image */
 	/* the program its stacks say it is (0, 0: none said yet), and the
-	 * time of its latest stack */
+	 * time of its latest stack; unannounced: made by a stack of another
+	 * program than tgid's image then, no exec or fork record seen */
 	struct frec_image_id id;
 	__u64 last_ts;
+	bool unannounced;
 	struct smap *maps;		/* sorted by start */
 	size_t nmaps;
 	/*
@@ -643,28 +645,44 @@ static void img_end(struct frecd_symbolizer *s, struct simage *im, __u64 ts)
 		maps_drop(s, &im->old_maps, &im->nold);
 }
 
+static bool id_eq(const struct frec_image_id *a, const struct frec_image_id *b)
+{
+	return a->proc_start_ns == b->proc_start_ns && a->exec_id == b->exec_id;
+}
+
 /*
  * tgid's present image, made and queued to be learned the first time
  * (under lock), for a stack taken at ts in the program id names (NULL or
- * 0, 0: not known): *image its number; NULL when it could not be made.
+ * 0, 0: not known): *image its number; NULL when it could not be made,
+ * or when the stack is of a program older than the image's (then *image
+ * is a number no image has: its frames stay addresses).
  *
  * An id other than the present image's is another program, whose exec
- * (or fork, for a pid reused) frecd did not see: its record was lost.
+ * (or fork, for a pid reused) frecd has not seen: its record was lost,
+ * or the exec is still under way (it blocked after taking its new id).
  * The present image ends after its own latest stack, the last time it is
  * known to have run, and this stack starts a new one.
  */
 static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid,
 				  const struct frec_image_id *id, __u64 ts, __u64 *image)
 {
+	bool changed = false;
 	struct simage *im;
 
 	im = img_find(s, tgid, 0);
-	if (im && id_known(id) && id_known(&im->id) &&
-	    (id->proc_start_ns != im->id.proc_start_ns || id->exec_id != im->id.exec_id)) {
-		log_debug("stacks: process %u runs another program than its last stack's, with no exec recorded: its mappings are learned again",
+	if (im && id_known(id) && id_known(&im->id) && !id_eq(id, &im->id)) {
+		if (id->proc_start_ns == im->id.proc_start_ns && id->exec_id < im->id.exec_id) {
+			/* the program this process ran before: no record
+			 * comes late enough for that, but a wrong name is
+			 * never given */
+			*image = ++s->next_image;
+			return NULL;
+		}
+		log_debug("stacks: process %u runs another program than its last stack's, with no exec recorded yet: its mappings are learned again",
 			  tgid);
 		img_end(s, im, im->last_ts + 1);
 		s->unannounced++;
+		changed = true;
 		im = NULL;
 	}
 	if (im) {
@@ -689,6 +707,7 @@ static struct simage *img_current(struct frecd_symbolizer *s, __u32 tgid,
 	if (id_known(id))
 		im->id = *id;
 	im->last_ts = ts;
+	im->unannounced = changed;
 	im->hnext = *img_slot(s, tgid);
 	*img_slot(s, tgid) = im;
 	LIST_ADD_TAIL(&s->img_lru, im);
@@ -1039,14 +1058,22 @@ const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s
 	return &s->iface;
 }
 
-void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 ts)
+void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 ts,
+				 const struct frec_image_id *id)
 {
 	struct simage *im;
 
 	pthread_mutex_lock(&s->lock);
 	im = img_find(s, tgid, 0);
-	if (im)
+	if (im) {
+		/* the exec that a stack taken while it was under way told of
+		 * first: announced after all */
+		if (im->unannounced && id_known(id) && id_eq(id, &im->id)) {
+			im->unannounced = false;
+			s->unannounced--;
+		}
 		img_end(s, im, ts);
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 

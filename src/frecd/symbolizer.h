@@ -48,8 +48,9 @@
  * a wrong name is never given for an image the process was seen to
  * leave. A lost exec or fork record shows in the next stack's program id,
  * which ends the image as well; what no id can show is such a loss before
- * an image's first read, with no stack of the new program drained before
- * that read: the new program's maps then name the old one's stacks.
+ * a read of the image's maps (its first, or a relearn), with no stack of
+ * the new program drained before that read: the new program's maps then
+ * name the old one's stacks.
  *
  * Threads: new, start, free, new_image, drained, probe_file, probe_hit and
  * the recorder's calls (image, kernel, user) on the loop's thread; the
@@ -108,11 +109,12 @@ int frecd_symbolizer__start(struct frecd_symbolizer *s);
 /* The interface for frec_recorder__set_symbolizer(); lives as long as s. */
 const struct frec_symbolizer *frecd_symbolizer__iface(struct frecd_symbolizer *s);
 
-/* tgid exec'd, or a new process got tgid, at ts (the record's time, boot
- * clock): its next stack starts a new image (the old one stays for the
- * stacks already recorded, without the maps read at or after ts: those
- * are the new program's). */
-void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 ts);
+/* tgid exec'd into the program id names (NULL: not known), or a new
+ * process got tgid, at ts (the record's time, boot clock): its next stack
+ * starts a new image (the old one stays for the stacks already recorded,
+ * without the maps read at or after ts: those are the new program's). */
+void frecd_symbolizer__new_image(struct frecd_symbolizer *s, __u32 tgid, __u64 ts,
+				 const struct frec_image_id *id);
 /* Every record before ts (boot clock) has been handed to the recorder, its
  * execs and forks to new_image(): maps read before ts may name frames. */
 void frecd_symbolizer__drained(struct frecd_symbolizer *s, __u64 ts);

@@ -28,13 +28,17 @@ stid=$(field stripped.out tid)
 # the workload as the kernel saw it: 10 blocks, nothing else
 assert_eq "the worker's voluntary switches (kernel)" 10 "$(field stk.out voluntary)"
 snap=$(snapshot "$WORK/snaps")
-# Every stack of a process says the same program (its threads' too): none
-# was taken for a new program that no exec or fork record announced.
-"$FREC" status --json --socket "$FRECD_SOCKET" > status.json || fail "frec status failed"
-assert_eq "stacks.programs_unannounced" 0 \
-	"$(grep -o '"programs_unannounced":[0-9]*' status.json | cut -d: -f2)"
+unannounced=$(status_field programs_unannounced)
 stop_frecd
 dump_json "$snap" dump.json
+# Every stack of a process says the same program (its threads' too): none
+# was taken for a new program that no exec or fork record announced,
+# unless records were lost (anywhere: frecd records every process here).
+if [ "$(jcount dump.json type=lost)" -eq 0 ]; then
+	assert_eq "stacks.programs_unannounced" 0 "$unannounced"
+else
+	note "records lost: $unannounced unannounced programs not checked"
+fi
 "$FREC" info --json "$snap" > info.json || fail "frec info --json failed"
 grep -q '"stacks":"offcpu"' info.json || fail "frec info does not say stacks: offcpu: $(cat info.json)"
 

@@ -413,7 +413,7 @@ static void test_symbolizer(void **state)
 	assert_int_equal(iface->user(iface->ctx, getpid(), img + 100, ip, &uf), -ENOENT);
 
 	/* an exec: a new image; the old one still names its frames */
-	frecd_symbolizer__new_image(s, getpid(), boot_ns());
+	frecd_symbolizer__new_image(s, getpid(), boot_ns(), NULL);
 	img2 = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_true(img2 != img);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
@@ -439,14 +439,17 @@ static void test_symbolizer(void **state)
 /*
  * An exec whose record was lost: the stacks' program ids say it. A stack
  * of another program than the image's ends the image after that image's
- * own latest stack (maps read before then stay), and starts a new one.
+ * own latest stack (maps read before then stay), and starts a new one,
+ * counted, unless the exec record comes after all (a stack taken while
+ * the exec was under way). A stack of an older program names nothing.
  */
 static void test_symbolizer_lost_exec(void **state)
 {
 	char ksyms[] = "/tmp/frec-test-kallsyms-XXXXXX";
 	struct frecd_symbolizer_opts o = { .sz = sizeof(o), .kallsyms = ksyms };
-	__u64 ip = (__u64)(uintptr_t)frec_test_marker_fn + 3, img, img2, img3;
-	const struct frec_image_id a = { 1000, 7 }, b = { 1000, 8 }, c = { 2000, 8 };
+	__u64 ip = (__u64)(uintptr_t)frec_test_marker_fn + 3, img, img2, img3, img4, old;
+	const struct frec_image_id a = { 1000, 7 }, b = { 1000, 8 }, c = { 2000, 8 },
+				   d = { 3000, 1 };
 	const struct frec_symbolizer *iface;
 	struct frecd_symbolizer_stats st;
 	struct frec_user_frame uf;
@@ -465,31 +468,44 @@ static void test_symbolizer_lost_exec(void **state)
 	/* the same program, or one not said: the same image */
 	assert_int_equal(iface->image(iface->ctx, getpid(), &a, boot_ns()), img);
 	assert_int_equal(iface->image(iface->ctx, getpid(), NULL, boot_ns()), img);
-	/* an exec no record told of */
+	/* an exec no record told of (yet) */
 	img2 = iface->image(iface->ctx, getpid(), &b, boot_ns());
 	assert_true(img2 != img);
 	assert_int_equal(iface->image(iface->ctx, getpid(), &b, boot_ns()), img2);
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.images_unannounced, 1);
 	/* the old image read its maps before its last stack: they still name it */
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img2, ip, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
+	/* its record after all: the stack was taken while it was under way */
+	frecd_symbolizer__new_image(s, getpid(), boot_ns(), &b);
+	frecd_symbolizer__stats(s, &st);
+	assert_int_equal(st.images_unannounced, 0);
+	img3 = iface->image(iface->ctx, getpid(), &b, boot_ns());
+	assert_true(img3 != img2);
+	/* the program before: a number that names nothing, the image stays */
+	old = iface->image(iface->ctx, getpid(), &a, boot_ns());
+	assert_true(old != img && old != img3);
+	assert_int_equal(iface->user(iface->ctx, getpid(), old, ip, &uf), -ENOENT);
+	assert_int_equal(iface->image(iface->ctx, getpid(), &b, boot_ns()), img3);
 
-	/* a new process under the pid (its fork lost), whose image was read
-	 * after the last stack the old one is known to have run at: those
-	 * maps may be the new program's, so the old image names nothing */
+	/* a new process under the pid (its fork lost) */
 	img = iface->image(iface->ctx, getpid(), &c, 1);
-	assert_true(img != img2);
+	assert_true(img != img3);
 	assert_int_equal(settle(s), 0);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
-	img3 = iface->image(iface->ctx, getpid(), &a, boot_ns());
-	assert_true(img3 != img);
+	/* and another, with no stack of the first after 1: the maps it read
+	 * since may be the newer one's, so the first names nothing */
+	img4 = iface->image(iface->ctx, getpid(), &d, boot_ns());
+	assert_true(img4 != img);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
 
 	frecd_symbolizer__stats(s, &st);
-	assert_int_equal(st.images_unannounced, 3);
-	assert_int_equal(st.images, 4);
+	assert_int_equal(st.images_unannounced, 2);	/* b's came after all */
+	assert_int_equal(st.images, 5);
 	frecd_symbolizer__free(s);
 	unlink(ksyms);
 }
@@ -653,7 +669,7 @@ static void test_symbolizer_probe_hit(void **state)
 	assert_int_equal(iface->user(iface->ctx, gone, img, 8, &uf), -ENOENT);
 
 	/* an exec: the new image is another program, the old one still named */
-	frecd_symbolizer__new_image(s, gone, boot_ns());
+	frecd_symbolizer__new_image(s, gone, boot_ns(), NULL);
 	img2 = iface->image(iface->ctx, gone, NULL, 0);
 	assert_true(img2 != img);
 	assert_int_equal(settle(s), 0);
@@ -795,7 +811,7 @@ static void test_symbolizer_maps_without_files(void **state)
 	assert_int_equal(uf.file_offset, file_off + 3);
 
 	/* a hit before the image is learned: the same */
-	frecd_symbolizer__new_image(s, getpid(), boot_ns());
+	frecd_symbolizer__new_image(s, getpid(), boot_ns(), NULL);
 	frecd_symbolizer__probe_hit(s, getpid(), NULL, 0, exe, NULL, file_off, cip);
 	img = iface->image(iface->ctx, getpid(), NULL, 0);
 	assert_int_equal(settle(s), 0);
@@ -844,7 +860,7 @@ static void test_symbolizer_exec_race(void **state)
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 
 	/* an exec before the read, drained only now: the maps go */
-	frecd_symbolizer__new_image(s, getpid(), before);
+	frecd_symbolizer__new_image(s, getpid(), before, NULL);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), -ENOENT);
 
 	/* a new image, trusted; then a relearn (a mapping added since) */
@@ -866,7 +882,7 @@ static void test_symbolizer_exec_race(void **state)
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
 	assert_string_equal(uf.sym, "frec_test_marker_fn");
 	/* an exec between the two reads: the second goes, the first stays */
-	frecd_symbolizer__new_image(s, getpid(), between);
+	frecd_symbolizer__new_image(s, getpid(), between, NULL);
 	frecd_symbolizer__drained(s, boot_ns());
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, lib, &uf), -ENOENT);
 	assert_int_equal(iface->user(iface->ctx, getpid(), img, ip, &uf), 0);
