@@ -253,16 +253,15 @@ static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t ti
 	 * rather than rewrite it on every switch. */
 	if (comm && unlikely(!comm_eq(t->comm, comm)) && (tid || !t->comm[0])) {
 		/* A known name changed with no exec or rename record: that
-		 * record was lost or filtered out (-p, --cgroup), or comes
-		 * next (an exec that blocked after taking its new name); or
-		 * /proc seeded it otherwise (a kworker's, which it decorates).
-		 * A main thread's: the command line kept may be the old
+		 * record was lost or filtered out (-p, --cgroup); or /proc
+		 * seeded it otherwise (a kworker's, which it decorates). A
+		 * main thread's: the command line kept may be the old
 		 * program's, so it is read again, as after an exec. (tid is
 		 * not 0 here.) */
 		if (t->comm[0]) {
 			r->st.names_repaired++;
 			if (tid == t->tgid)
-				rec_want_cmdline(r, tid);
+				rec_cmdline_stale(r, tid);
 		}
 		comm_copy(t->comm, comm);
 	}

@@ -433,6 +433,11 @@ static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
 		break;
 	case FREC_EV_TASK_RENAME:
 		task_set_comm(r, ev->rename.pid, ev->rename.newcomm);
+		/* A main thread's: an exec renames it so before its own
+		 * record comes, and that record may be the one lost. */
+		t = tasks_find(&r->tasks, ev->rename.pid);
+		if (t && t->tgid == ev->rename.pid)
+			rec_cmdline_stale(r, ev->rename.pid);
 		break;
 	case FREC_EV_PROCESS_EXIT:
 		mark_exited(r, ev->exit.pid);
@@ -1015,6 +1020,18 @@ void rec_want_cmdline(struct frec_recorder *r, uint32_t tgid)
 		if (r->unnamed[i] == tgid)
 			return;
 	r->unnamed[r->nunnamed++] = tgid;
+}
+
+void rec_cmdline_stale(struct frec_recorder *r, uint32_t tgid)
+{
+	struct proc *p = procs_find(&r->procs, tgid);
+
+	if (p) {
+		if (!p->cmdline[0])
+			return;	/* a kernel thread's: nothing to read */
+		p->stale = true;
+	}
+	rec_want_cmdline(r, tgid);
 }
 
 __u32 frec_recorder__take_unnamed(struct frec_recorder *r, __u32 *tgids, __u32 max)

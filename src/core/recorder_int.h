@@ -299,11 +299,16 @@ static inline uint64_t gen_raw_bytes(const struct open_gen *g)
 	return g->head == CHUNK_NONE ? 0 : g->done_bytes + g->pos - BLOCK_HDR_LEN;
 }
 
-/* recorder.c: count records lost on cpu, in [first, last] (0, 0: when is not
- * known), into the stream's next lost events. */
 /* Ask frecd to read tgid's command line (frec_recorder__take_unnamed()):
  * each tgid once, while there is room. */
 void rec_want_cmdline(struct frec_recorder *r, uint32_t tgid);
+/* tgid's command line may be an older program's (a main thread renamed:
+ * an exec whose record may be lost): asked for again, and at each seal
+ * that lists the process until it is read (frec_recorder__set_cmdline()).
+ * Not for a kernel thread's, which is empty. */
+void rec_cmdline_stale(struct frec_recorder *r, uint32_t tgid);
+/* recorder.c: count records lost on cpu, in [first, last] (0, 0: when is not
+ * known), into the stream's next lost events. */
 void rec_owe_lost(struct frec_recorder *r, uint32_t cpu, uint64_t count, uint64_t first,
 		  uint64_t last);
 

@@ -415,6 +415,8 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 		if (pr && pr->cmdline && pr->stamp != g->stamp) {
 			pr->stamp = g->stamp;
 			r->proc_list[nprocs++] = pr;
+			if (pr->stale)	/* asked for, not read yet: again */
+				rec_want_cmdline(r, pr->tgid);
 		} else if (!pr) {
 			/* forked and not exec'd since frecd started, evicted
 			 * while it slept, or its read after exec dropped */

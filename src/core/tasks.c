@@ -330,6 +330,7 @@ int procs_set(struct proc_table *t, uint32_t tgid, const char *cmdline)
 		t->count++;
 	}
 	s->seen = t->now;
+	s->stale = false;
 	free(s->cmdline);
 	s->cmdline = copy;
 	t->cmdline_bytes = t->cmdline_bytes - old + n + 1;

@@ -53,6 +53,7 @@ struct proc {
 	uint32_t stamp;		/* generation stamp that already listed it */
 	uint32_t seen;		/* stamp of the generation open when it was set */
 	char *cmdline;		/* malloc'd; NULL marks a free slot */
+	bool stale;		/* may be an older program's: to read again */
 };
 
 struct proc_table {

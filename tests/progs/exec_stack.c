@@ -4,16 +4,21 @@
  * then execs another build of itself and blocks on another path: for the
  * test of an exec whose record frecd lost (test_stacks_lost_exec.sh).
  *
- *   exec_stack a GO1 GO2 GO3 DONE NEXT FLOOD
+ *   exec_stack a GO1 GO2 GO3 ASTOP DONE NEXT FLOOD
  *     pins itself to CPU 0 and prints "pid P"; once GO1 (a FIFO) is opened
- *     for writing and closed, blocks 3 times in es_a_outer -> es_a_middle ->
- *     es_a_inner -> nanosleep(20 ms) and prints "a-done"; once GO2 is, sleeps
- *     FLOOD times for 20 us (the test stalls frecd's drain first: those
- *     records fill the ring), then execs NEXT b GO3 DONE.
+ *     for writing and closed, blocks in es_a_outer -> es_a_middle ->
+ *     es_a_inner -> nanosleep(50 ms) again and again, printing "a-done"
+ *     after the third time, until the file ASTOP exists; once GO2 is
+ *     opened, sleeps FLOOD times for 20 us (the test stalls frecd's drain
+ *     first: those records fill the ring), then execs NEXT b GO3 DONE.
  *   exec_stack b GO3 DONE
- *     once GO3 is, blocks 3 times in es_b_outer -> es_b_middle -> es_b_inner
- *     -> nanosleep(20 ms) and prints "b-done"; then sleeps 10 ms at a time
- *     (events for every generation) until the file DONE exists, and exits 0.
+ *     once GO3 is, blocks in es_b_outer -> es_b_middle -> es_b_inner ->
+ *     nanosleep(50 ms) again and again, printing "b-done" after the third
+ *     time, until the file DONE exists, and exits 0.
+ *
+ * (Blocking on until told: frecd names a generation's frames when it seals
+ * it, and only once it has read the process's mappings; the test waits
+ * for a snapshot that names them.)
  *
  * Built twice without PIE (tests/progs/Makefile.inc), both at the same
  * address: exec_stack_a with the a chain first, exec_stack_b with the b
@@ -58,7 +63,7 @@ static inline __attribute__((always_inline)) long sleep_ns(long ns)
 #define CHAIN(x)								\
 __attribute__((noinline, noclone)) long es_##x##_inner(long i)		\
 {									\
-	long r = sleep_ns(20 * 1000000);				\
+	long r = sleep_ns(50 * 1000000);				\
 									\
 	__asm__ __volatile__("" ::: "memory");				\
 	return r + i;							\
@@ -113,37 +118,45 @@ static void pin_cpu0(void)
 	}
 }
 
+/* Block in chain until the file stop exists, at least 3 times; say
+ * "said" after the third. */
+static long block_until(long (*chain)(long), const char *stop, const char *said)
+{
+	long i, sum = 0;
+
+	for (i = 1; i <= 3 || access(stop, F_OK); i++) {
+		sum += chain(i);
+		if (i == 3) {
+			printf("%s\n", said);
+			fflush(stdout);
+		}
+	}
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
-	long i, sum = 0, flood;
+	long i, sum, flood;
 
-	if (argc == 8 && !strcmp(argv[1], "a")) {
+	if (argc == 9 && !strcmp(argv[1], "a")) {
 		pin_cpu0();
 		printf("pid %d\n", (int)getpid());
 		fflush(stdout);
 		wait_go(argv[2]);
-		for (i = 1; i <= 3; i++)
-			sum += es_a_outer(i);
-		printf("a-done\n");
-		fflush(stdout);
+		sum = block_until(es_a_outer, argv[5], "a-done");
 		wait_go(argv[3]);
-		flood = strtol(argv[7], NULL, 10);
+		flood = strtol(argv[8], NULL, 10);
 		for (i = 0; i < flood; i++)
 			sleep_ns(20000);
-		execl(argv[6], argv[6], "b", argv[4], argv[5], (char *)NULL);
-		perror(argv[6]);
-		return 1;
+		execl(argv[7], argv[7], "b", argv[4], argv[6], (char *)NULL);
+		perror(argv[7]);
+		return sum == -1 ? 2 : 1;
 	}
 	if (argc == 4 && !strcmp(argv[1], "b")) {
 		wait_go(argv[2]);
-		for (i = 1; i <= 3; i++)
-			sum += es_b_outer(i);
-		printf("b-done\n");
-		fflush(stdout);
-		while (access(argv[3], F_OK))
-			sleep_ns(10 * 1000000);
+		sum = block_until(es_b_outer, argv[3], "b-done");
 		return sum == -1;
 	}
-	fprintf(stderr, "usage: exec_stack a GO1 GO2 GO3 DONE NEXT FLOOD | exec_stack b GO3 DONE\n");
+	fprintf(stderr, "usage: exec_stack a GO1 GO2 GO3 ASTOP DONE NEXT FLOOD | exec_stack b GO3 DONE\n");
 	return 2;
 }

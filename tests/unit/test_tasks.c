@@ -261,12 +261,25 @@ static void test_unnamed_processes(void **state)
 	frec_recorder__free(rec);
 }
 
+/* tid runs briefly on CPU 1 at ms, under comm, before run_once(rec, ms,
+ * ...): seen just now, whatever the 1 ms seals evicted. */
+static void seen_now(struct frec_recorder *rec, __u64 ms, __u32 tid, __u32 tgid, const char *comm)
+{
+	assert_int_equal(synth_switch(rec, T0 + ms * MS + 100, 1, 0, 0, "swapper/1", 0, tid, tgid,
+				      comm), 0);
+	assert_int_equal(synth_switch(rec, T0 + ms * MS + 200, 1, tid, tgid, comm, 1, 0, 0,
+				      "swapper/1"), 0);
+}
+
 /*
  * A main thread that a record names otherwise, with no exec or rename
- * record before it (lost): the name is taken, counted, and its process
- * listed for frecd to read its cmdline again (it may be the old
- * program's); not after a recorded exec or rename, nor for another thread
- * of the process, nor for a thread first named.
+ * record before it (lost), or that a rename record renames (an exec's
+ * comes before its own record, which may be lost): its process is listed
+ * for frecd to read its cmdline again (it may be the old program's), and
+ * listed again by each seal that names it until the cmdline is set. Not
+ * after a recorded exec alone (frecd reads it then), nor for another
+ * thread of the process (counted only), nor for a kernel thread (its
+ * cmdline is empty), nor for a thread first named.
  */
 static void test_lost_exec_rereads_cmdline(void **state)
 {
@@ -276,34 +289,56 @@ static void test_lost_exec_rereads_cmdline(void **state)
 
 	frec_recorder__tick(rec, T0);
 	assert_int_equal(frec_recorder__set_cmdline(rec, 300, "old --args"), 0);
-	run_once(rec, 0, 300, 300, "old");
-	run_once(rec, 1, 301, 300, "old-worker");
+	assert_int_equal(frec_recorder__set_cmdline(rec, 2, ""), 0);	/* kthreadd */
 	/* recorded: nothing to read again */
-	assert_int_equal(synth_exec(rec, T0 + 2 * MS, 0, 300, 300, "new", "/bin/new"), 0);
-	run_once(rec, 2, 300, 300, "new");
-	assert_int_equal(synth_rename(rec, T0 + 3 * MS, 0, 300, 300, "new", "new2"), 0);
-	run_once(rec, 3, 300, 300, "new2");
-	assert_true(frec_recorder__seal(rec, T0 + 3 * MS + 600000) >= 0);
+	seen_now(rec, 0, 300, 300, "old");
+	assert_int_equal(synth_exec(rec, T0 + 300, 0, 300, 300, "new", "/bin/new"), 0);
+	run_once(rec, 0, 300, 300, "new");
+	seen_now(rec, 1, 301, 300, "old-worker");
+	assert_int_equal(synth_rename(rec, T0 + MS + 300, 0, 301, 300, "old-worker", "w2"), 0);
+	run_once(rec, 1, 301, 300, "w2");
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.names_repaired, 0);
+	assert_true(frec_recorder__seal(rec, T0 + MS + 600000) >= 0);
 	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
 
 	/* another thread's name changed unannounced: counted, no read */
-	run_once(rec, 4, 301, 300, "renamed-worker");
+	seen_now(rec, 2, 301, 300, "w2");
+	run_once(rec, 2, 301, 300, "renamed-worker");
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.names_repaired, 1);
 	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
-	/* the main thread's: its exec was lost */
-	run_once(rec, 5, 300, 300, "other");
-	frec_recorder__stats(rec, &st);
-	assert_int_equal(st.names_repaired, 2);
-	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
-	assert_int_equal(tgids[0], 300);
-	/* the name is the record's from then on */
-	run_once(rec, 6, 300, 300, "other");
+	/* a kernel thread's: counted, nothing to read */
+	seen_now(rec, 3, 2, 2, "kthreadd");
+	run_once(rec, 3, 2, 2, "kthreadd-x");
 	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.names_repaired, 2);
 	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+	/* the main thread's: its exec was lost */
+	seen_now(rec, 4, 300, 300, "new");
+	run_once(rec, 4, 300, 300, "other");
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 3);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
+	assert_int_equal(tgids[0], 300);
+	/* the name is the record's from then on; each seal that lists the
+	 * process asks again until the cmdline comes */
+	run_once(rec, 5, 300, 300, "other");
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 3);
+	assert_true(frec_recorder__seal(rec, T0 + 5 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
+	assert_int_equal(tgids[0], 300);
+	assert_int_equal(frec_recorder__set_cmdline(rec, 300, "/bin/other"), 0);
+	run_once(rec, 6, 300, 300, "other");
+	assert_true(frec_recorder__seal(rec, T0 + 6 * MS + 600000) >= 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 0);
+	/* a rename record of the main thread: an exec's, maybe */
+	assert_int_equal(synth_rename(rec, T0 + 7 * MS, 0, 300, 300, "other", "third"), 0);
+	assert_int_equal(frec_recorder__take_unnamed(rec, tgids, FREC_UNNAMED_MAX), 1);
+	assert_int_equal(tgids[0], 300);
+	frec_recorder__stats(rec, &st);
+	assert_int_equal(st.names_repaired, 3);
 	frec_recorder__free(rec);
 }
 
