@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "sleep_inline.h"
 
 long es_a_inner(long i);
 long es_a_middle(long i);
@@ -43,22 +44,6 @@ long es_a_outer(long i);
 long es_b_inner(long i);
 long es_b_middle(long i);
 long es_b_outer(long i);
-
-static inline __attribute__((always_inline)) long sleep_ns(long ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-#if defined(__x86_64__)
-	long ret;
-
-	__asm__ __volatile__("syscall"
-			     : "=a"(ret)
-			     : "0"((long)SYS_nanosleep), "D"(&ts), "S"(&ts)
-			     : "rcx", "r11", "memory");
-	return ret;
-#else
-	return nanosleep(&ts, &ts);
-#endif
-}
 
 #define CHAIN(x)								\
 __attribute__((noinline, noclone)) long es_##x##_inner(long i)		\

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "sleep_inline.h"
 
 long stk_inner(long i);
 long stk_middle(long i);
@@ -35,23 +36,6 @@ long stk_outer(long i);
 static long nblocks = 10, block_ms = 20;
 static pid_t worker_tid;
 static long vol = -1, nonvol = -1;
-
-static inline __attribute__((always_inline)) long sleep_ns(long ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-#if defined(__x86_64__)
-	long ret;
-
-	/* the syscall instruction in the caller's own code */
-	__asm__ __volatile__("syscall"
-			     : "=a"(ret)
-			     : "0"((long)SYS_nanosleep), "D"(&ts), "S"(&ts)
-			     : "rcx", "r11", "memory");
-	return ret;
-#else
-	return nanosleep(&ts, &ts);
-#endif
-}
 
 __attribute__((noinline, noclone)) long stk_inner(long i)
 {
