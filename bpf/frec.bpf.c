@@ -182,7 +182,6 @@ static __always_inline int on_exec(__u64 *ctx, const bool btf)
 	struct task_struct *p = (void *)ctx[0];
 	__u32 old_pid = ctx[1];
 	struct linux_binprm *bprm = (void *)ctx[2];
-	struct task_struct *leader;
 	struct frec_rec_exec *r;
 	__u32 tgid;
 
@@ -194,11 +193,8 @@ static __always_inline int on_exec(__u64 *ctx, const bool btf)
 		return 0;
 	r->pid = RD(btf, p, pid);
 	r->old_pid = old_pid;
-	/* as stack_image() reads them (stack.bpf.h): the stacks taken while
-	 * the exec was under way already have them */
-	leader = RD(btf, p, group_leader);
-	r->proc_start_ns = RD(btf, leader, start_time);
-	r->exec_id = RD(btf, p, self_exec_id);
+	/* the stacks taken while the exec was under way already say it */
+	task_program(p, btf, &r->proc_start_ns, &r->exec_id);
 	/* begin_new_exec() has already set the new comm by now */
 	read_comm(r->comm, p, btf);
 	__builtin_memset(r->filename, 0, sizeof(r->filename));

@@ -31,13 +31,14 @@
  * the including object's knob, tested by its callers, so that with stacks
  * off the verifier drops every instruction of this file.
  *
- * Expects vmlinux.h, bpf_helpers.h, ring.bpf.h and task.bpf.h first.
+ * Expects vmlinux.h, bpf_helpers.h and bpf_core_read.h first.
  */
 #ifndef FREC_STACK_BPF_H
 #define FREC_STACK_BPF_H
 
 #include "frec/record.h"
 #include "ring.bpf.h"
+#include "task.bpf.h"
 
 const volatile __u32 stack_depth = FREC_DEFAULT_STACK_DEPTH;
 /*
@@ -119,22 +120,15 @@ static __always_inline __u32 stack_capture(void *ctx, struct stack_scratch *s, _
 }
 
 /*
- * Which program current runs (struct frec_rec_stack): the stacked thread
- * is current in both callers. Through bpf_get_current_task() and probe
- * reads, on every kernel (bpf_get_current_task_btf() is 5.11's): a few
- * reads beside captures that take microseconds. self_exec_id is one more
- * at each exec (begin_new_exec()), 64 bits since 5.7 ("signal: Extend
- * exec_id to 64bits"); a thread that execs out of a non-leader takes the
- * leader's start_time (de_thread()). So the pair changes at every exec
- * and with every new process under a pid, and is the same for all the
- * threads of one program.
+ * Which program current runs (task_program()): the stacked thread is
+ * current in both callers. Through bpf_get_current_task() and probe reads
+ * on every kernel (bpf_get_current_task_btf() is 5.11's): a few reads
+ * beside captures that take microseconds.
  */
 static __always_inline void stack_image(struct stack_scratch *s)
 {
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-
-	STACK_REC(s)->proc_start_ns = BPF_CORE_READ(t, group_leader, start_time);
-	STACK_REC(s)->exec_id = BPF_CORE_READ(t, self_exec_id);
+	task_program((struct task_struct *)bpf_get_current_task(), false,
+		     &STACK_REC(s)->proc_start_ns, &STACK_REC(s)->exec_id);
 }
 
 /*

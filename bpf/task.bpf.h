@@ -7,8 +7,9 @@
  * pointers are typed and may be dereferenced, false in a raw_tp one, which
  * must read through bpf_probe_read_kernel(). See RD().
  *
- * For any program attached to a tracepoint or raw tracepoint; no maps, no
- * knobs. Like every header here, it expects vmlinux.h, bpf_helpers.h and
+ * For any program attached to a tracepoint or raw tracepoint, and with btf
+ * false for any other (a probe's, reading bpf_get_current_task()); no
+ * maps, no knobs. Like every header here, it expects vmlinux.h, bpf_helpers.h and
  * bpf_core_read.h first.
  */
 #ifndef FREC_TASK_BPF_H
@@ -72,6 +73,24 @@ static __always_inline __u32 task_cpu(struct task_struct *t, const bool btf)
 	if (bpf_core_field_exists(t->thread_info.cpu))
 		return RD(btf, t, thread_info.cpu);
 	return RD(btf, (struct task_struct___pre516 *)t, cpu);
+}
+
+/*
+ * Which program t runs (struct frec_rec_stack, struct frec_rec_exec): its
+ * process leader's start_time and its self_exec_id. self_exec_id is one
+ * more at each exec (begin_new_exec()), 64 bits since 5.7 ("signal: Extend
+ * exec_id to 64bits"); a thread that execs out of a non-leader takes the
+ * leader's start_time (de_thread()). So the pair changes at every exec
+ * and with every new process under a pid, and is the same for all the
+ * threads of one program.
+ */
+static __always_inline void task_program(struct task_struct *t, const bool btf,
+					 __u64 *proc_start_ns, __u64 *exec_id)
+{
+	struct task_struct *leader = RD(btf, t, group_leader);
+
+	*proc_start_ns = RD(btf, leader, start_time);
+	*exec_id = RD(btf, t, self_exec_id);
 }
 
 #endif /* FREC_TASK_BPF_H */
