@@ -367,12 +367,14 @@ static void exec_from_thread(struct frec_recorder *r, uint32_t pid, uint32_t old
 		mark_exited(r, old_pid);
 }
 
-static void task_set_comm(struct frec_recorder *r, uint32_t tid, const char *comm)
+/* tid's entry, named comm; NULL when the table has none. */
+static struct task *task_set_comm(struct frec_recorder *r, uint32_t tid, const char *comm)
 {
 	struct task *t = tasks_find(&r->tasks, tid);
 
 	if (t)
 		comm_copy(t->comm, comm ? comm : "");
+	return t;
 }
 
 /* Past lim: seal a full generation, or take the next chunk. */
@@ -432,10 +434,9 @@ static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
 		task_set_comm(r, ev->exec.pid, ev->exec.comm);
 		break;
 	case FREC_EV_TASK_RENAME:
-		task_set_comm(r, ev->rename.pid, ev->rename.newcomm);
+		t = task_set_comm(r, ev->rename.pid, ev->rename.newcomm);
 		/* A main thread's: an exec renames it so before its own
 		 * record comes, and that record may be the one lost. */
-		t = tasks_find(&r->tasks, ev->rename.pid);
 		if (t && t->tgid == ev->rename.pid)
 			rec_cmdline_stale(r, ev->rename.pid);
 		break;
