@@ -37,6 +37,7 @@
 #include "cpu_chain.h"
 #include "export_calls.h"
 #include "export_walk.h"
+#include "intern.h"
 #include "json.h"
 #include "map.h"
 #include "out.h"
@@ -128,11 +129,7 @@ static void meta(struct cexport *x, const char *what, __u32 pid, __u32 tid, cons
 
 static uint64_t pnamed_cmdline(const char *cmdline)
 {
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
-
-	for (const char *c = cmdline; *c; c++)
-		h = (h ^ (uint8_t)*c) * 1099511628211ull;
-	return h | 2;	/* never 0 (absent) nor PNAMED_COMM */
+	return frec_intern__hash(cmdline) | 2;	/* never 0 (absent) nor PNAMED_COMM */
 }
 
 static void name_process(struct cexport *x, __u32 tgid)

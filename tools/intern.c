@@ -5,7 +5,7 @@
 #include <string.h>
 #include "intern.h"
 
-static __u64 hash_bytes(const char *s)
+__u64 frec_intern__hash(const char *s)
 {
 	__u64 h = 1469598103934665603ull;
 
@@ -31,7 +31,7 @@ static int intern_rehash(struct frec_intern *t)
 	if (!tab)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
-		size_t j = hash_bytes(t->keys[i]) & (ncap - 1);
+		size_t j = frec_intern__hash(t->keys[i]) & (ncap - 1);
 
 		while (tab[j])
 			j = (j + 1) & (ncap - 1);
@@ -50,7 +50,7 @@ long frec_intern__get(struct frec_intern *t, const char *key, bool *added)
 	*added = false;
 	if (2 * (t->n + 1) > t->tcap && intern_rehash(t))
 		return -ENOMEM;
-	for (j = hash_bytes(key) & (t->tcap - 1); t->tab[j]; j = (j + 1) & (t->tcap - 1))
+	for (j = frec_intern__hash(key) & (t->tcap - 1); t->tab[j]; j = (j + 1) & (t->tcap - 1))
 		if (!strcmp(t->keys[t->tab[j] - 1], key))
 			return (long)(t->tab[j] - 1);
 	if (t->n == t->cap) {

@@ -20,6 +20,8 @@ struct frec_intern {
 	__u64 *aux;		/* per key, for the caller; 0 when added */
 };
 
+/* The 64-bit FNV-1a hash of the string s, which the set's table uses. */
+__u64 frec_intern__hash(const char *s);
 /* The number of key, added when new (*added set); -ENOMEM. */
 long frec_intern__get(struct frec_intern *t, const char *key, bool *added);
 void frec_intern__free(struct frec_intern *t);
