@@ -50,7 +50,7 @@ AR := ar
 endif
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS_BPF = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -llzma -lz
-LDLIBS_CORE := -lz -lpthread
+LDLIBS_CORE := -lzstd -lz -lpthread
 
 CORE_SRCS := $(sort $(wildcard src/core/*.c))
 FRECD_SRCS := $(sort $(wildcard src/frecd/*.c))

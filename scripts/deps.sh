@@ -3,7 +3,7 @@
 # Runs apt-get only when something is missing, so it is cheap to call often.
 set -eu
 
-PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev liblzma-dev
+PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev liblzma-dev
 libcmocka-dev pkg-config systemtap-sdt-dev protobuf-compiler mandoc
 python3 libclang-rt-14-dev valgrind"
 # go tool pprof, which the tests run on frec export --format pprof

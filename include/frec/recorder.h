@@ -320,6 +320,22 @@ __u64 frec_pin__bytes(const struct frec_pin *pin);
 int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *hdr,
 			 const struct frec_pin *pin);
 
+enum frec_compress {
+	FREC_COMPRESS_NONE = 0,		/* blocks stored as the recorder holds them */
+	FREC_COMPRESS_ZSTD = 1,		/* each block one zstd frame (format 3) */
+};
+
+struct frec_snapshot_opts {
+	size_t sz;			/* sizeof(struct frec_snapshot_opts) */
+	enum frec_compress compress;	/* default none */
+};
+
+/* frec_snapshot__write() with options (NULL: the defaults). Compressing
+ * costs the calling thread's CPU and a few hundred KiB while it writes;
+ * recording is not slowed by it. -EINVAL for an unknown compress value. */
+int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_header *hdr,
+			      const struct frec_pin *pin, const struct frec_snapshot_opts *opts);
+
 /* Fill the host fields of hdr (hostname, kernel release, boot id, ncpus,
  * boottime offset, created time, frec version). */
 void frec_header__init(struct frec_header *hdr);

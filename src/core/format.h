@@ -17,6 +17,9 @@
 #define FILE_MAGIC_LEN		8
 #define FILE_PREFIX_LEN		16		/* magic + version + body length */
 #define FILE_BODY_MAX		65536		/* a longer body is not ours */
+/* The version a file says: the lowest that reads it. */
+#define FORMAT_VERSION_STORED	2		/* stored (or deflated) blocks */
+#define FORMAT_VERSION_ZSTD	3		/* zstd blocks among them */
 
 /* Block header: magic, u32 flags, u32 payload_len (bytes that follow the
  * header), u32 raw_len (payload bytes once uncompressed), u32 events_len (of
@@ -33,11 +36,18 @@
 #define BLOCK_OFF_HCRC		28
 #define BLOCK_COMP_NONE		0		/* flags: the payload is stored as is */
 #define BLOCK_COMP_DEFLATE	1		/* flags: raw DEFLATE (RFC 1951) */
+#define BLOCK_COMP_ZSTD		2		/* flags: one zstd frame (RFC 8878),
+						 * format version 3 on */
 
 /* Limits the reader enforces before allocating; the writer stays below. */
 #define BLOCK_MAX_COMP		(256u << 20)
 #define BLOCK_MAX_RAW		(256u << 20)
-#define DEFLATE_MAX_RATIO	1032u		/* deflate cannot expand more than this */
+/* R / P of a compressed block, at most: deflate cannot expand more than
+ * this, and the zstd writer stores a block that would. */
+#define BLOCK_MAX_RATIO		1032u
+/* A zstd block's window, at most (log2 bytes): the reader's decoder then
+ * needs at most this much memory of its own. */
+#define BLOCK_ZSTD_WINDOW_LOG	20
 
 /* The fewest bytes one entry can take (every varint 1 byte, every str empty:
  * length byte and NUL): a block's counts times these must fit in the bytes

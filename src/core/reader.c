@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 #include <frec/snapshot.h>
 #include "format.h"
 #include "reader_int.h"
@@ -37,6 +39,7 @@ struct frec_reader {
 	uint64_t damaged;
 	z_stream zs;
 	bool zs_ready;
+	ZSTD_DCtx *zd;		/* made at the first zstd block */
 	uint8_t *raw;
 	size_t raw_cap;
 	struct frec_gen gen;
@@ -177,6 +180,7 @@ void frec_reader__free(struct frec_reader *r)
 		close(r->fd);
 	if (r->zs_ready)
 		inflateEnd(&r->zs);
+	ZSTD_freeDCtx(r->zd);
 	free(r->buf);
 	free(r->raw);
 	gen_free(g);
@@ -217,9 +221,35 @@ static int resync(struct frec_reader *r)
 /* Inflate comp bytes that claim to make exactly raw bytes. The buffer grows
  * with the output actually produced, from a guess of a few times comp, so a
  * block that claims far more than it makes costs what it makes. */
+/* Room for cap bytes of output in r->raw: exactly cap, since the callers
+ * double it themselves and a power of two above the block's size would
+ * waste up to half of it. */
+static int raw_reserve(struct frec_reader *r, size_t cap)
+{
+	uint8_t *b;
+
+	if (cap <= r->raw_cap)
+		return 0;
+	b = realloc(r->raw, cap);
+	if (!b)
+		return -ENOMEM;
+	r->raw = b;
+	r->raw_cap = cap;
+	return 0;
+}
+
+/* The first output buffer for comp bytes that claim raw: what the input
+ * could plausibly make, grown as the stream really produces more. */
+static size_t raw_first_cap(uint32_t comp, uint32_t raw)
+{
+	size_t cap = (size_t)comp * 4 + IN_MIN_CAP;
+
+	return cap > raw ? raw : cap;
+}
+
 static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, uint32_t raw)
 {
-	size_t out = 0, cap = (size_t)comp * 4 + IN_MIN_CAP;
+	size_t out = 0, cap = raw_first_cap(comp, raw);
 	int rc;
 
 	if (!raw)
@@ -230,16 +260,8 @@ static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp
 	for (;;) {
 		if (cap > raw)
 			cap = raw;
-		if (cap > r->raw_cap) {
-			/* exactly cap: it doubles itself, and a power of two
-			 * above raw would waste up to half of it */
-			uint8_t *b = realloc(r->raw, cap);
-
-			if (!b)
-				return -ENOMEM;
-			r->raw = b;
-			r->raw_cap = cap;
-		}
+		if (raw_reserve(r, cap))
+			return -ENOMEM;
 		r->zs.next_out = r->raw + out;
 		r->zs.avail_out = (uInt)(cap - out);
 		rc = inflate(&r->zs, Z_NO_FLUSH);
@@ -253,6 +275,58 @@ static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp
 			cap *= 2;
 	}
 	if (out != raw || r->zs.avail_in)
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * A zstd block: one frame that makes exactly raw bytes and ends exactly at
+ * comp. Its window may not exceed BLOCK_ZSTD_WINDOW_LOG (the writer's), so
+ * that the decoder's own memory is bounded too; like inflate_block(), the
+ * output grows only with what the frame really produces.
+ */
+static int zstd_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, uint32_t raw)
+{
+	ZSTD_inBuffer zin = { in, comp, 0 };
+	size_t cap = raw_first_cap(comp, raw);
+	ZSTD_outBuffer zout;
+	size_t rc;
+
+	if (!raw)
+		return -EBADMSG;
+	if (!r->zd) {
+		r->zd = ZSTD_createDCtx();
+		if (!r->zd)
+			return -ENOMEM;
+	}
+	ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_and_parameters);
+	if (ZSTD_isError(ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax,
+						BLOCK_ZSTD_WINDOW_LOG)))
+		return -ENOMEM;
+	zout.pos = 0;
+	for (;;) {
+		size_t in0 = zin.pos, out0 = zout.pos;
+
+		if (raw_reserve(r, cap))
+			return -ENOMEM;
+		zout.dst = r->raw;
+		zout.size = cap;
+		rc = ZSTD_decompressStream(r->zd, &zout, &zin);
+		if (ZSTD_isError(rc))
+			return ZSTD_getErrorCode(rc) == ZSTD_error_memory_allocation ? -ENOMEM
+										    : -EBADMSG;
+		if (!rc)
+			break;		/* the frame is complete */
+		if (zout.pos == cap && cap < raw) {
+			cap = cap * 2 > raw ? raw : cap * 2;
+			continue;
+		}
+		/* Stuck: a frame that stops short, or one that would make more
+		 * than raw bytes. */
+		if (zin.pos == in0 && zout.pos == out0)
+			return -EBADMSG;
+	}
+	if (zout.pos != raw || zin.pos != zin.size)
 		return -EBADMSG;
 	return 0;
 }
@@ -316,8 +390,9 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 	/* Lengths a writer cannot produce: refuse before reading or allocating. */
 	if (!plen || plen > BLOCK_MAX_COMP || rlen > BLOCK_MAX_RAW || elen > rlen ||
 	    (flags == BLOCK_COMP_NONE && plen != rlen) ||
-	    (flags == BLOCK_COMP_DEFLATE && rlen / DEFLATE_MAX_RATIO > plen) ||
-	    (flags != BLOCK_COMP_NONE && flags != BLOCK_COMP_DEFLATE))
+	    (flags != BLOCK_COMP_NONE && rlen / BLOCK_MAX_RATIO > plen) ||
+	    (flags != BLOCK_COMP_NONE && flags != BLOCK_COMP_DEFLATE &&
+	     (flags != BLOCK_COMP_ZSTD || r->hdr.version < FORMAT_VERSION_ZSTD)))
 		return damaged_here(r);
 
 	err = in_need(r, BLOCK_HDR_LEN + (size_t)plen);
@@ -336,6 +411,9 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 	err = 0;
 	if (flags == BLOCK_COMP_DEFLATE) {
 		err = inflate_block(r, raw, plen, rlen);
+		raw = r->raw;
+	} else if (flags == BLOCK_COMP_ZSTD) {
+		err = zstd_block(r, raw, plen, rlen);
 		raw = r->raw;
 	}
 	r->pos += BLOCK_HDR_LEN + (size_t)plen;

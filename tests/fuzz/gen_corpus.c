@@ -3,7 +3,7 @@
  * Writes the generated part of the fuzzing seed corpus: small snapshots made
  * by the core library itself, so that every seed is a real .frec file that
  * the reader accepts, and each one reaches a different corner of the format
- * (deflated blocks, CPUs past the 4-bit tag, pid reuse, hostile strings,
+ * (deflated and zstd blocks, CPUs past the 4-bit tag, pid reuse, hostile strings,
  * probe tables, empty files, damaged blocks, counts that claim far more than
  * a block holds).
  *
@@ -33,10 +33,13 @@ static const char *outdir;
 static unsigned written;
 static unsigned seed_ncpus;	/* of the last recorder(), for the header */
 static unsigned seed_level;	/* of the last recorder(): deflate its blocks */
+/* A level that says: zstd blocks, as frecd writes them by default */
+#define SEED_ZSTD	100u
 
 /* A recorder for the seeds: 4 KiB chunks, small tables. Its seeds' blocks
  * are stored, or with level 1-9 deflated at that zlib level once written
- * (synth_deflate.h): the recorder stores its blocks. */
+ * (synth_deflate.h): the recorder stores its blocks. SEED_ZSTD: written
+ * with zstd blocks (frec_snapshot__write_opts). */
 static struct frec_recorder *recorder(unsigned ncpus, unsigned level)
 {
 	struct frec_recorder_opts o = {
@@ -98,11 +101,18 @@ static void write_seed_as(struct frec_recorder *rec, const char *name, __u64 now
 	snprintf(path, sizeof(path), "%s/%s", outdir, name);
 	unlink(path);
 	dfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = dfd < 0 ? -errno : frec_snapshot__write(dfd, name, &hdr, pin);
+	{
+		struct frec_snapshot_opts o = {
+			.sz = sizeof(o),
+			.compress = seed_level == SEED_ZSTD ? FREC_COMPRESS_ZSTD : FREC_COMPRESS_NONE,
+		};
+
+		err = dfd < 0 ? -errno : frec_snapshot__write_opts(dfd, name, &hdr, pin, &o);
+	}
 	if (dfd >= 0)
 		close(dfd);
 	frec_recorder__unpin(rec, pin);
-	if (!err && seed_level)
+	if (!err && seed_level && seed_level != SEED_ZSTD)
 		err = synth_deflate_file(path, (int)seed_level);
 	if (err) {
 		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(-err));
@@ -1080,6 +1090,9 @@ int main(int argc, char **argv)
 	seed_random("random-deflate.frec", 0x1234567887654321ull, 4, 6, 3, 150);
 	seed_pingpong("pingpong.frec", 0);
 	seed_pingpong("pingpong-deflate.frec", 1);
+	seed_known("known-zstd.frec", SEED_ZSTD);
+	seed_random("random-zstd.frec", 0x0123456789abcdefull, 4, SEED_ZSTD, 3, 150);
+	seed_pingpong("pingpong-zstd.frec", SEED_ZSTD);
 	seed_probes();
 	seed_strings();
 	seed_cpus();

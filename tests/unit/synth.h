@@ -93,6 +93,8 @@ static inline void synth_rmdir(const char *dir)
 }
 
 static unsigned synth_compress_level;
+/* synth_write() writes zstd blocks, as frecd does by default */
+static bool synth_zstd;
 
 /* min_age 10 s, max_bytes 1 MiB, period 1 s, 4 KiB chunks. */
 static inline struct frec_recorder *synth_recorder(unsigned ncpus)
@@ -641,7 +643,14 @@ static inline int synth_write(struct frec_recorder *rec, const char *dir, const 
 	if (!pin)
 		return -1;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = frec_snapshot__write(dfd, name, &hdr, pin);
+	{
+		struct frec_snapshot_opts o = {
+			.sz = sizeof(o),
+			.compress = synth_zstd ? FREC_COMPRESS_ZSTD : FREC_COMPRESS_NONE,
+		};
+
+		err = frec_snapshot__write_opts(dfd, name, &hdr, pin, &o);
+	}
 	close(dfd);
 	frec_recorder__unpin(rec, pin);
 	if (!err && synth_compress_level) {

@@ -472,6 +472,7 @@ static void test_seed_thread(void **state)
 static int stored(void **state)
 {
 	synth_compress_level = 0;
+	synth_zstd = false;
 	rand_ncpus = 20;
 	return 0;
 }
@@ -479,6 +480,15 @@ static int stored(void **state)
 static int deflated(void **state)
 {
 	synth_compress_level = 1;
+	synth_zstd = false;
+	rand_ncpus = 20;
+	return 0;
+}
+
+static int zstd(void **state)
+{
+	synth_compress_level = 0;
+	synth_zstd = true;
 	rand_ncpus = 20;
 	return 0;
 }
@@ -486,6 +496,7 @@ static int deflated(void **state)
 static int narrow(void **state)
 {
 	synth_compress_level = 0;
+	synth_zstd = false;
 	rand_ncpus = 8;
 	return 0;
 }
@@ -493,6 +504,7 @@ static int narrow(void **state)
 static int wide256(void **state)
 {
 	synth_compress_level = 0;
+	synth_zstd = false;
 	rand_ncpus = 256;
 	return 0;
 }
@@ -619,6 +631,8 @@ int main(void)
 		cmocka_unit_test_setup(test_roundtrip_records, stored),
 		cmocka_unit_test_setup(test_roundtrip_events, deflated),
 		cmocka_unit_test_setup(test_roundtrip_records, deflated),
+		cmocka_unit_test_setup(test_roundtrip_events, zstd),
+		cmocka_unit_test_setup(test_roundtrip_records, zstd),
 		cmocka_unit_test_setup(test_roundtrip_events, narrow),
 		cmocka_unit_test_setup(test_roundtrip_records, narrow),
 		cmocka_unit_test_setup(test_roundtrip_events, wide256),
