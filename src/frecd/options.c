@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <frec/recorder.h>
 #include <frec/snapshot.h>
 #include "frecd/options.h"
 #include "frecd/trigger_spec.h"
@@ -47,6 +48,7 @@ enum {
 	OPT_CHECK,
 	OPT_KEEP,
 	OPT_KEEP_SIZE,
+	OPT_COMPRESS,
 	OPT_SOCKET,
 	OPT_DEBUG_STALL_MS,
 	OPT_DEBUG_WRITER_DELAY_MS,
@@ -89,6 +91,7 @@ static const struct option long_options[] = {
 	{ "check",	no_argument,	   NULL, OPT_CHECK },
 	{ "keep",	required_argument, NULL, OPT_KEEP },
 	{ "keep-size",	required_argument, NULL, OPT_KEEP_SIZE },
+	{ "compress",	required_argument, NULL, OPT_COMPRESS },
 	{ "socket",	required_argument, NULL, OPT_SOCKET },
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "debug-stall-ms", required_argument, NULL, OPT_DEBUG_STALL_MS },
@@ -116,6 +119,7 @@ void frecd_options__init(struct frecd_options *o)
 	o->socket_path = FRECD_DEFAULT_SOCKET;
 	o->keep = FRECD_DEFAULT_KEEP;
 	o->keep_bytes = FRECD_DEFAULT_KEEP_BYTES;
+	o->compress = FREC_COMPRESS_ZSTD;
 	o->on_snapshot_timeout_ns = FRECD_DEFAULT_ON_SNAPSHOT_TIMEOUT_NS;
 	o->cgroup_hierarchy = "auto";
 }
@@ -580,6 +584,16 @@ static int parse_one(struct frecd_options *o, int c, const char *arg, char *err,
 	case OPT_KEEP_SIZE:
 		return parse_size_option("--keep-size", arg, 0, MAX_KEEP_BYTES, &o->keep_bytes,
 					 err, errlen);
+	case OPT_COMPRESS:
+		if (!strcmp(arg, "zstd"))
+			o->compress = FREC_COMPRESS_ZSTD;
+		else if (!strcmp(arg, "none"))
+			o->compress = FREC_COMPRESS_NONE;
+		else
+			return usage_error(err, errlen,
+					   "--compress '%s': not a method; use --compress zstd or --compress none",
+					   arg);
+		return 0;
 	case OPT_SOCKET:
 		if (*arg != '/')
 			return usage_error(err, errlen,
@@ -844,6 +858,9 @@ void frecd_options__usage(FILE *out)
 "      --keep-size SIZE ... and at most SIZE bytes of them; 0: no limit\n"
 "                       (default 1G). The newest snapshot is always kept,\n"
 "                       and only files named like frecd's snapshots are removed\n"
+"      --compress zstd|none  snapshot files: zstd (default), about a quarter\n"
+"                       smaller, compressed by the thread that writes them;\n"
+"                       none, blocks as recorded (snapshot format 2)\n"
 "      --socket PATH    control socket for frec snapshot and frec status\n"
 "                       (default " FRECD_DEFAULT_SOCKET "; its directory is\n"
 "                       created 0700 if missing)\n"
@@ -893,15 +910,15 @@ void frecd_options__usage(FILE *out)
 "  output, window, max-size, period, ring-size, ring-min, max-threads,\n"
 "  max-processes, pid, probe, probe-args,\n"
 "  trigger, on-snapshot, on-snapshot-timeout, stacks, stack-depth, wakeup\n"
-"  (yes/no), attach, btf, keep, keep-size, socket, verbose (yes/no); an\n"
-"  underscore may stand for a dash (stack_depth).\n"
+"  (yes/no), attach, btf, keep, keep-size, compress, socket, verbose\n"
+"  (yes/no); an underscore may stand for a dash (stack_depth).\n"
 "  pid, probe and trigger may be repeated. Lines starting with # are comments. The\n"
 "  file must be root's and not writable by group or others.\n"
 "  Command-line options override the file; -p, --probe and --trigger add\n"
 "  to it. SIGHUP reads the file again and applies pid, probe, probe-args,\n"
 "  trigger, on-snapshot, on-snapshot-timeout, stacks, stack-depth, wakeup,\n"
-"  output, keep, keep-size and verbose without losing the recorded window;\n"
-"  the others need a restart. A file with an error is reported with its line\n"
+"  output, keep, keep-size, compress and verbose without losing the\n"
+"  recorded window; the others need a restart. A file with an error is reported with its line\n"
 "  number and the running configuration stays.\n"
 "\n"
 "CONTROL SOCKET\n"

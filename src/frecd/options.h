@@ -70,6 +70,7 @@ struct frecd_options {
 	const char *socket_path;	/* --socket: the control socket */
 	__u32 keep;			/* --keep: snapshots kept in -o, 0: no limit */
 	__u64 keep_bytes;		/* --keep-size: their bytes, 0: no limit */
+	__u32 compress;			/* --compress: enum frec_compress */
 	bool check;			/* --check: report what works here, exit */
 	__u32 debug_stall_ms;		/* --debug-stall-ms: SIGUSR2 stalls the drain */
 	__u32 debug_writer_delay_ms;	/* --debug-writer-delay-ms: each snapshot waits */

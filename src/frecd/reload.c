@@ -417,14 +417,15 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 	frecd_config__free(*so->cfg);
 	*so->cfg = p->cfg;
 	p->cfg = NULL;
-	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s%s%s, -o %s, --keep %u, --keep-size %s",
+	log_info("reloaded %s in %llu ms: %zu probes%s, %zu triggers, %s, wakeup %s%s%s, -o %s, --keep %u, --keep-size %s, --compress %s",
 		 *so->cfg ? frecd_config__path(*so->cfg) : "(no configuration file)",
 		 (unsigned long long)(frecd_clock__mono_ms() - p->start_ms),
 		 frec_probes__count(*so->probes), probes_changed ? " (attached again)" : "",
 		 *so->triggers ? (*so->triggers)->n : 0,
 		 frecd_cgroup_state__filter_words(rs->ntgids), cur->wakeup ? "on" : "off",
 		 cur->stacks ? ", stacks " : "", cur->stacks ? frecd_format_stacks(cur->stacks) : "",
-		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)));
+		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)),
+		 cur->compress == FREC_COMPRESS_ZSTD ? "zstd" : "none");
 	plan_free(p);
 	return 0;
 

@@ -105,6 +105,7 @@ static int start(struct frecd_snapshots *s, const char *reason)
 	job.realtime_ns = frecd_clock__ns(CLOCK_REALTIME);
 	frec_header__init(&job.hdr);
 	job.hdr.config = dopts->config;
+	job.compress = s->o.running ? s->o.running->compress : FREC_COMPRESS_ZSTD;
 	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "%s", reason);
 	ret = frecd_writer__submit(s->writer, &job);
 	if (ret) {	/* the caller checked; cannot happen */
@@ -181,10 +182,11 @@ void frecd_snapshots__collect(struct frecd_snapshots *s)
 			  s->dir, res.name, strerror(-res.err));
 	} else {
 		s->written++;
-		log_info("snapshot %s/%s: %llu events, %llu lost, %llu bytes, %.1f ms",
+		log_info("snapshot %s/%s: %llu events, %llu lost, %llu bytes (%llu recorded), %.1f ms",
 			 s->dir, res.name,
 			 (unsigned long long)frec_pin__events(res.pin),
 			 (unsigned long long)frec_pin__lost(res.pin),
+			 (unsigned long long)res.file_bytes,
 			 (unsigned long long)frec_pin__bytes(res.pin), ms);
 	}
 	frec_recorder__unpin(s->o.rec, res.pin);

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <frec/recorder.h>
 #include "frecd/log.h"
 #include "frecd/writer.h"
@@ -48,7 +50,12 @@ static void write_job(struct frecd_writer *w)
 {
 	struct frecd_snapshot_job *job = &w->job;
 	struct frecd_snapshot_result *res = &w->res;
+	struct frec_snapshot_opts wopts = {
+		.sz = sizeof(wopts),
+		.compress = (enum frec_compress)job->compress,
+	};
 	unsigned int attempt;
+	struct stat st;
 	int ret = 0;
 
 	if (w->delay_ns)
@@ -58,11 +65,15 @@ static void write_job(struct frecd_writer *w)
 		ret = frecd_snapname__make(res->name, sizeof(res->name), job->realtime_ns, attempt);
 		if (ret)
 			break;
-		ret = frec_snapshot__write(job->dirfd, res->name, &job->hdr, job->pin);
+		ret = frec_snapshot__write_opts(job->dirfd, res->name, &job->hdr, job->pin,
+						&wopts);
 		if (ret != -EEXIST)
 			break;
 	}
 	res->err = ret;
+	res->file_bytes = 0;
+	if (!ret && !fstatat(job->dirfd, res->name, &st, AT_SYMLINK_NOFOLLOW))
+		res->file_bytes = (__u64)st.st_size;
 	close(job->dirfd);
 }
 

@@ -22,11 +22,13 @@ struct frecd_snapshot_job {
 	__u64 realtime_ns;	/* names the file */
 	struct frec_header hdr;
 	struct frec_pin *pin;
+	__u32 compress;		/* enum frec_compress */
 };
 
 struct frecd_snapshot_result {
 	int err;		/* 0 or -errno */
 	char name[FRECD_SNAPSHOT_NAME_MAX];	/* the file written */
+	__u64 file_bytes;	/* its size, 0 when unknown */
 	struct frec_pin *pin;	/* to unpin, from the loop's thread */
 };
 

@@ -36,6 +36,7 @@ expect 2 "frecd: --ring-min 512M: out of range; use 4K to 256M" --ring-min 512M
 expect 2 "frecd: --max-threads '10': use a number from 64 to 4194304, e.g. --max-threads 200000" --max-threads 10
 expect 2 "frecd: --max-processes '9999999': use a number from 64 to 4194304, e.g. --max-processes 200000" --max-processes 9999999
 expect 2 "frecd: --period 5: out of range; use 10 to 600000 ms" --period 5
+expect 2 "frecd: --compress 'lz4': not a method; use --compress zstd or --compress none" --compress lz4
 expect 2 "frecd: --period 'soon': not a number of milliseconds; use e.g. --period 1000" --period soon
 expect 2 "frecd: -p 'abc': not a process id; use a number from 1 to 4194304, e.g. -p \$(pidof myapp)" -p abc
 # a pid that is free: past the kernel's pid_max

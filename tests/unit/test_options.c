@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <frec/recorder.h>
 #include <frec/snapshot.h>
 #include "frecd/options.h"
 #include "frecd/snapname.h"
@@ -57,6 +58,7 @@ static void test_defaults(void **state)
 	assert_null(o.btf_path);
 	assert_int_equal(o.debug_stall_ms, 0);
 	assert_int_equal(o.debug_writer_delay_ms, 0);
+	assert_int_equal(o.compress, FREC_COMPRESS_ZSTD);
 }
 
 static void test_all_options(void **state)
@@ -87,6 +89,10 @@ static void test_all_options(void **state)
 	assert_string_equal(o.output_dir, "/d");
 	assert_int_equal(o.window_ns, 1000000000ull);
 	assert_int_equal(o.attach, FRECD_ATTACH_TP_BTF);
+	assert_int_equal(parse("--compress", "none", NULL), 0);
+	assert_int_equal(o.compress, FREC_COMPRESS_NONE);
+	assert_int_equal(parse("--compress=zstd", NULL), 0);
+	assert_int_equal(o.compress, FREC_COMPRESS_ZSTD);
 	assert_int_equal(parse("--help", NULL), 0);
 	assert_true(o.help);
 	assert_int_equal(parse("--version", NULL), 0);
@@ -190,6 +196,10 @@ static void test_bad_input(void **state)
 	assert_usage_error("--attach 'kprobe': unknown; use auto, tp_btf or raw_tp",
 			   "--attach", "kprobe");
 	assert_usage_error("--btf '': empty file name; use --btf FILE", "--btf", "");
+	assert_usage_error("--compress 'gzip': not a method; use --compress zstd or --compress none",
+			   "--compress", "gzip");
+	assert_usage_error("--compress '': not a method; use --compress zstd or --compress none",
+			   "--compress", "");
 }
 
 static void test_too_many_pids(void **state)
