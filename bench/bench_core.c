@@ -266,7 +266,9 @@ struct result {
 	uint64_t allocs;
 	uint64_t allocs_warm;			/* large mix: during its warm-up */
 	uint64_t raw_bytes, raw_events;	/* open generations just before sealing */
-	uint64_t file_bytes, file_events;
+	uint64_t file_bytes, file_events;	/* the zstd snapshot */
+	uint64_t stored_bytes;			/* the same window, blocks stored */
+	uint64_t compress_ns;			/* CPU time writing the zstd one */
 	struct frec_recorder_stats st;
 	struct bench_bytes bytes;		/* the snapshot's, by part */
 };
@@ -299,18 +301,51 @@ static inline void push_one(struct frec_recorder *rec, struct frec_rec_hdr *rh, 
 	}
 }
 
+/* A snapshot of the window as dfd/name (replaced): its size, and the CPU
+ * time the write took this thread (compression is all of it that is not
+ * I/O). */
+static int write_snapshot(struct frec_recorder *rec, int dfd, const char *name,
+			  enum frec_compress compress, uint64_t *bytes, uint64_t *events,
+			  uint64_t *cpu_ns)
+{
+	struct frec_snapshot_opts o = { .sz = sizeof(o), .compress = compress };
+	struct frec_header h;
+	struct frec_pin *pin;
+	struct stat sb;
+	uint64_t t0;
+	int err;
+
+	frec_header__init(&h);
+	snprintf(h.reason, sizeof(h.reason), "bench");
+	pin = frec_recorder__pin(rec);
+	if (!pin)
+		return -errno;
+	unlinkat(dfd, name, 0);
+	t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	err = frec_snapshot__write_opts(dfd, name, &h, pin, &o);
+	*cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	if (!err && fstatat(dfd, name, &sb, 0))
+		err = -errno;
+	if (!err) {
+		*bytes = (uint64_t)sb.st_size;
+		*events = frec_pin__events(pin);
+	}
+	frec_recorder__unpin(rec, pin);
+	return err;
+}
+
 /*
- * Seal, then the disk figure: a real snapshot of the window, broken down
- * when bytes is set. keep: rename it so (bench-export reads the last
- * snapshot a replay wrote), else remove it.
+ * Seal, then the disk figures: a real snapshot of the window as frecd
+ * writes it by default (zstd), and one with its blocks stored, broken down
+ * by part when bytes is set. keep: rename the zstd one so (bench-export
+ * reads the last snapshot a replay wrote), else remove both.
  */
 static int finish(struct frec_recorder *rec, uint64_t last_ts, const char *dir, const char *name,
 		  const char *keep, bool bytes, struct result *res)
 {
 	struct frec_recorder_stats st;
-	struct frec_header h;
-	struct frec_pin *pin;
-	struct stat sb;
+	char stored[256];
+	uint64_t cpu;
 	int dfd, err;
 
 	frec_recorder__stats(rec, &st);
@@ -320,27 +355,22 @@ static int finish(struct frec_recorder *rec, uint64_t last_ts, const char *dir, 
 	}
 	frec_recorder__stats(rec, &res->st);
 
-	frec_header__init(&h);
-	snprintf(h.reason, sizeof(h.reason), "bench");
-	pin = frec_recorder__pin(rec);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		err = -errno;
-		frec_recorder__unpin(rec, pin);
-		return err;
-	}
-	unlinkat(dfd, name, 0);
-	err = frec_snapshot__write(dfd, name, &h, pin);
-	if (!err && !fstatat(dfd, name, &sb, 0)) {
-		res->file_bytes = (uint64_t)sb.st_size;
-		res->file_events = frec_pin__events(pin);
-	}
-	if (!err && bytes && (err = bench_bytes__file(dfd, name, &res->bytes)))
-		fprintf(stderr, "bench_core: cannot break down %s: %s\n", name, strerror(-err));
+	if (dfd < 0)
+		return -errno;
+	snprintf(stored, sizeof(stored), "stored-%s", name);
+	/* Nothing is pushed between the two, so both pins hold one window. */
+	err = write_snapshot(rec, dfd, stored, FREC_COMPRESS_NONE, &res->stored_bytes,
+			     &res->file_events, &cpu);
+	if (!err)
+		err = write_snapshot(rec, dfd, name, FREC_COMPRESS_ZSTD, &res->file_bytes,
+				     &res->file_events, &res->compress_ns);
+	if (!err && bytes && (err = bench_bytes__file(dfd, stored, &res->bytes)))
+		fprintf(stderr, "bench_core: cannot break down %s: %s\n", stored, strerror(-err));
+	unlinkat(dfd, stored, 0);
 	if (err || !keep || renameat(dfd, name, dfd, keep))
 		unlinkat(dfd, name, 0);
 	close(dfd);
-	frec_recorder__unpin(rec, pin);
 	return err;
 }
 
@@ -478,7 +508,7 @@ static const char *verdict(bool met)
 }
 
 struct figures {
-	double eps, ns, wall_ns, mem, disk;
+	double eps, ns, wall_ns, mem, disk, stored, compress_ns;
 };
 
 static void figures_of(const struct result *r, struct figures *f)
@@ -488,6 +518,8 @@ static void figures_of(const struct result *r, struct figures *f)
 	f->wall_ns = r->secs * 1e9 / (double)r->events;
 	f->mem = r->raw_events ? (double)r->raw_bytes / (double)r->raw_events : 0;
 	f->disk = r->file_events ? (double)r->file_bytes / (double)r->file_events : 0;
+	f->stored = r->file_events ? (double)r->stored_bytes / (double)r->file_events : 0;
+	f->compress_ns = r->file_events ? (double)r->compress_ns / (double)r->file_events : 0;
 }
 
 static void print_common(const struct result *r, const struct figures *f, double disk_max)
@@ -497,9 +529,11 @@ static void print_common(const struct result *r, const struct figures *f, double
 	printf("  ns/event            %.1f        (wall %.1f)\n", f->ns, f->wall_ns);
 	printf("  bytes/event memory  %.2f       (target <= 12: %s; open generation encoding)\n",
 	       f->mem, verdict(f->mem <= 12));
-	printf("  bytes/event disk    %.2f       (target <= %.0f: %s; snapshot of %llu events, %llu bytes)\n",
+	printf("  bytes/event disk    %.2f       (target <= %.0f: %s; zstd snapshot of %llu events, %llu bytes)\n",
 	       f->disk, disk_max, verdict(f->disk <= disk_max),
 	       (unsigned long long)r->file_events, (unsigned long long)r->file_bytes);
+	printf("    stored blocks     %.2f       (--compress none; zstd %.2fx of it, %.1f ns/event of the writer's CPU)\n",
+	       f->stored, f->stored ? f->disk / f->stored : 0, f->compress_ns);
 }
 
 static void print_gens(const struct result *r)
@@ -515,9 +549,10 @@ static void json_common(FILE *f, const struct result *r, const struct figures *g
 {
 	fprintf(f, "\"events_per_sec\": %.0f, \"ns_per_event\": %.2f, "
 		   "\"bytes_per_event_mem\": %.3f, \"bytes_per_event_disk\": %.3f, "
-		   "\"allocs_per_event\": %.6f, \"events\": %llu, \"wall_ns_per_event\": %.2f",
+		   "\"allocs_per_event\": %.6f, \"events\": %llu, \"wall_ns_per_event\": %.2f, "
+		   "\"bytes_per_event_stored\": %.3f, \"compress_ns_per_event\": %.2f",
 		g->eps, g->ns, g->mem, g->disk, (double)r->allocs / (double)r->events,
-		(unsigned long long)r->events, g->wall_ns);
+		(unsigned long long)r->events, g->wall_ns, g->stored, g->compress_ns);
 }
 
 static int small_mix(const char *dir, struct result *r1, struct result *r10)
