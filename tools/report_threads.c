@@ -12,7 +12,7 @@ struct frec_report_threads {
 	struct frec_report_thread *threads;
 	size_t n, cap;
 	struct frec_map idx;		/* tid -> index into threads */
-	struct frec_map pcmd;		/* tgid -> char *cmdline (first seen), or NULL */
+	struct frec_map pcmd;		/* tgid -> char *cmdline (latest), or NULL */
 };
 
 struct frec_report_threads *frec_report_threads__new(struct frec_walk *w)
@@ -78,7 +78,8 @@ int frec_report_threads__get(struct frec_report_threads *t, __u32 tid, const cha
 		strcpy(s->comm, "<...>");
 	}
 	s->comm[FREC_COMM_LEN - 1] = '\0';
-	/* the process's command line, as the first generation naming it had it */
+	/* the process's command line, as this generation has it (refresh()
+	 * follows it into later ones) */
 	slot = frec_map__get(&t->pcmd, s->tgid);
 	if (!slot) {
 		struct frec_gen *g = frec_walk__gen(t->w);
@@ -113,6 +114,8 @@ const char *frec_report_threads__cmdline(const struct frec_report_threads *t, __
 
 void frec_report_threads__refresh(struct frec_report_threads *t)
 {
+	struct frec_gen *g = frec_walk__gen(t->w);
+	__u32 nprocs = g ? frec_gen__info(g)->nprocesses : 0;
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
@@ -124,5 +127,25 @@ void frec_report_threads__refresh(struct frec_report_threads *t)
 		t->threads[i].comm[FREC_COMM_LEN - 1] = '\0';
 		if (wt->tgid)
 			t->threads[i].tgid = wt->tgid;
+	}
+	/* A process listed already takes this generation's command line, as
+	 * its threads take their latest names: after an exec the report names
+	 * the program the process became. Without memory for the copy, the
+	 * one it had stays. */
+	for (__u32 k = 0; k < nprocs; k++) {
+		const struct frec_process *p = frec_gen__process_at(g, k);
+		uint64_t *slot = p ? frec_map__get(&t->pcmd, p->tgid) : NULL;
+		char *old, *cmd;
+
+		if (!slot || !p->cmdline || !p->cmdline[0])
+			continue;
+		old = (char *)(uintptr_t)*slot;
+		if (old && !strcmp(old, p->cmdline))
+			continue;
+		cmd = strdup(p->cmdline);
+		if (!cmd)
+			continue;
+		free(old);
+		*slot = (uint64_t)(uintptr_t)cmd;
 	}
 }

@@ -2,11 +2,11 @@
 /*
  * The threads frec report lists, shared by its analyses: every thread that
  * some analysis counted something for, with its name and thread group, and
- * the command line of each process as the first generation naming the
- * process had it (when its first thread was added).
+ * the command line of each process.
  *
- * Names and thread groups follow the newest generation that names the
- * thread: the report calls frec_report_threads__refresh() once per
+ * Names, thread groups and command lines follow the newest generation that
+ * names the thread or process (so after an exec, the program the process
+ * became): the report calls frec_report_threads__refresh() once per
  * generation. A thread the walker's table does not name keeps what the
  * caller knew of it when it was added (a thread that ran before a skipped
  * generation), else "<...>".
@@ -46,7 +46,8 @@ const struct frec_report_thread *frec_report_threads__at(const struct frec_repor
 /* The command line of process tgid, or NULL when none was recorded. */
 const char *frec_report_threads__cmdline(const struct frec_report_threads *t, __u32 tgid);
 
-/* Take names and thread groups from the walker's new generation. */
+/* Take names, thread groups and command lines from the walker's new
+ * generation. A pointer cmdline() returned may be freed by it. */
 void frec_report_threads__refresh(struct frec_report_threads *t);
 
 #endif /* FREC_TOOLS_REPORT_THREADS_H */

@@ -370,6 +370,53 @@ static void test_chain_break(void **state)
 	captured_free(&c);
 }
 
+/*
+ * A process that execs between two generations: the report names it by
+ * the program it became, as it names its thread by its latest comm.
+ */
+static int make_exec_snapshot(const char *dir, const char *name)
+{
+	struct frec_recorder *rec = synth_recorder(2);
+	int err;
+
+	if (!rec)
+		return -1;
+	frec_recorder__set_cmdline(rec, 200, "/usr/bin/server -x");
+	frec_recorder__tick(rec, T);
+	synth_switch(rec, T + 0, 0, 0, 0, "swapper/0", 0, 200, 200, "server");
+	synth_switch(rec, T + 4000, 0, 200, 200, "server", 1, 0, 0, "swapper/0");
+	frec_recorder__seal(rec, T + 5000);
+	synth_switch(rec, T + 6000, 0, 0, 0, "swapper/0", 0, 200, 200, "server");
+	synth_exec(rec, T + 7000, 0, 200, 200, "other", "/usr/bin/other");
+	synth_switch(rec, T + 9000, 0, 200, 200, "other", 1, 0, 0, "swapper/0");
+	frec_recorder__seal(rec, T + 10000);
+	/* frecd reads the new command line after the exec's seal asked */
+	frec_recorder__set_cmdline(rec, 200, "/usr/bin/other -y");
+	synth_switch(rec, T + 11000, 0, 0, 0, "swapper/0", 0, 200, 200, "other");
+	synth_switch(rec, T + 12000, 0, 200, 200, "other", 1, 0, 0, "swapper/0");
+	err = synth_write(rec, dir, name, T + 20000);
+	frec_recorder__free(rec);
+	return err;
+}
+
+static int setup_exec(void **state)
+{
+	return tools_fixture_setup(state, "exec.frec", make_exec_snapshot, NULL);
+}
+
+static void test_exec_renames_process(void **state)
+{
+	struct tools_fixture *f = *state;
+	struct frec_report_opts o = { .json = true, .top = 10 };
+	struct captured c = run_report(f->path, &o);
+
+	assert_int_equal(c.status, FREC_EXIT_OK);
+	expect(c.out, "\"threads\":[{\"tid\":200,\"pid\":200,\"comm\":\"other\",");
+	expect(c.out, "\"processes\":[{\"pid\":200,\"threads\":1,\"comm\":\"other\","
+		      "\"cmdline\":\"/usr/bin/other -y\",\"oncpu_ns\":8000,");
+	captured_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +429,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost_unknown_cpu, setup_unknown_cpu,
 						tools_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_chain_break, setup_chain, tools_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_exec_renames_process, setup_exec,
+						tools_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
