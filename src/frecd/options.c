@@ -406,6 +406,11 @@ const char *frecd_format_stacks(__u32 stacks)
 	return "none";
 }
 
+const char *frecd_format_compress(__u32 compress)
+{
+	return compress == FREC_COMPRESS_ZSTD ? "zstd" : "none";
+}
+
 __u32 frecd_stacks__config_flags(__u32 stacks)
 {
 	return (stacks & FRECD_STACKS_OFFCPU ? FREC_CFG_STACKS_OFFCPU : 0) |

@@ -118,6 +118,8 @@ int frecd_options__check(const struct frecd_options *o, const char **bad, char *
 int frecd_parse_stacks(const char *list, __u32 *out, const char **bad, size_t *badlen);
 /* "offcpu,probes", "offcpu", "probes" or "none". */
 const char *frecd_format_stacks(__u32 stacks);
+/* --compress's value as the option takes it: "zstd" or "none". */
+const char *frecd_format_compress(__u32 compress);
 /* The snapshot header's FREC_CFG_STACKS_* bits for FRECD_STACKS_* ones. */
 __u32 frecd_stacks__config_flags(__u32 stacks);
 

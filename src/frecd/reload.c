@@ -425,7 +425,7 @@ static int apply(const struct frecd_service_opts *so, struct frecd_reload_state 
 		 frecd_cgroup_state__filter_words(rs->ntgids), cur->wakeup ? "on" : "off",
 		 cur->stacks ? ", stacks " : "", cur->stacks ? frecd_format_stacks(cur->stacks) : "",
 		 cur->output_dir, cur->keep, frecd_format_size(cur->keep_bytes, sz, sizeof(sz)),
-		 cur->compress == FREC_COMPRESS_ZSTD ? "zstd" : "none");
+		 frecd_format_compress(cur->compress));
 	plan_free(p);
 	return 0;
 

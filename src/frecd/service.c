@@ -100,6 +100,7 @@ static void fill_status(struct frecd_service *s, struct frecd_status *st,
 	st->output_dir = s->o.dopts->output_dir;
 	st->keep = s->o.opts->keep;
 	st->keep_bytes = s->o.opts->keep_bytes;
+	st->compress = s->o.opts->compress;
 
 	*probes = NULL;
 	table = frec_probes__table(*s->o.probes, &n);

@@ -194,6 +194,7 @@ int frecd_status__text(const struct frecd_status *st, FILE *out)
 	fprintf(out, LABEL, "directory");
 	text_str(out, st->output_dir ? st->output_dir : "");
 	fputc('\n', out);
+	fprintf(out, LABEL "%s\n", "compress", frecd_format_compress(st->compress));
 	fprintf(out, LABEL "keep ", "retention");
 	if (st->keep)
 		fprintf(out, "%u snapshots", st->keep);
@@ -381,6 +382,7 @@ int frecd_status__json(const struct frecd_status *st, FILE *out)
 		fputs("null", out);
 	fputs(",\"directory\":", out);
 	json_str(out, st->output_dir);
+	fprintf(out, ",\"compress\":\"%s\"", frecd_format_compress(st->compress));
 	fprintf(out, "},\"retention\":{\"keep\":%u,\"keep_bytes\":%llu},\"probes\":[", st->keep,
 		(unsigned long long)st->keep_bytes);
 	for (i = 0; i < st->nprobes; i++) {

@@ -87,6 +87,7 @@ struct frecd_status {
 	const char *last_snapshot;	/* path of the last one written, NULL: none */
 	__u32 keep;			/* retention, 0: no limit */
 	__u64 keep_bytes;
+	__u32 compress;			/* --compress: enum frec_compress */
 
 	size_t nprobes;
 	const struct frecd_status_probe *probes;

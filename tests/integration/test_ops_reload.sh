@@ -73,6 +73,8 @@ start_target tgt2 "$n" 0 7 3
 run_target tgt2
 snap=$("$FREC" snapshot --socket "$FRECD_SOCKET") || fail "frec snapshot failed"
 # compress = none: the blocks as recorded, which format 2 readers read
+status
+assert_eq "status after compress = none" "compress      none" "$(grep '^compress' status.out)"
 "$FREC" info "$snap" > info.out || fail "frec info failed"
 assert_eq "format of a stored snapshot" "format:       2" "$(grep '^format:' info.out)"
 dump_json "$snap" dump.json

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <frec/recorder.h>
 #include "frecd/options.h"
 #include "frecd/status.h"
 
@@ -99,6 +100,7 @@ static void fill(struct frecd_status *st)
 	st->last_snapshot = "/var/lib/frec/frec-20250101T000000.000Z.frec";
 	st->keep = 100;
 	st->keep_bytes = 1073741824;
+	st->compress = FREC_COMPRESS_ZSTD;
 	st->nprobes = 3;
 	st->probes = probes;
 	st->ntriggers = 2;
@@ -171,6 +173,7 @@ static void test_text(void **state)
 		"snapshots     3 written, 1 failed, one in progress\n"
 		"last          /var/lib/frec/frec-20250101T000000.000Z.frec\n"
 		"directory     /var/lib/frec\n"
+		"compress      zstd\n"
 		"retention     keep 100 snapshots, 1073741824 bytes at most\n"
 		"probes        3\n"
 		"  probe 1     func:/bin/app:handle (uprobe), 40 hits\n"
@@ -210,6 +213,7 @@ static void test_text(void **state)
 		"generations   0 sealed, 0 evicted, 0 evicted early; 0 events came after theirs was sealed (in the snapshot as lost), 0 gaps marked\n"
 		"snapshots     0 written, 0 failed, none in progress\n"
 		"directory     /srv\n"
+		"compress      none\n"
 		"retention     keep any number of snapshots, of any size\n"
 		"probes        0\n"
 		"triggers      0\n");
@@ -259,7 +263,7 @@ static void test_json(void **state)
 		"\"bytes\":1572864,\"threads_evicted\":5,\"processes_evicted\":2,\"threads_untracked\":11},"
 		"\"generations\":{\"sealed\":123,\"evicted\":113,\"early_evictions\":0,\"late_events\":2,\"gaps\":1},"
 		"\"snapshots\":{\"written\":3,\"failed\":1,\"in_progress\":true,"
-		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\"},"
+		"\"last\":\"/var/lib/frec/frec-20250101T000000.000Z.frec\",\"directory\":\"/var/lib/frec\",\"compress\":\"zstd\"},"
 		"\"retention\":{\"keep\":100,\"keep_bytes\":1073741824},"
 		"\"probes\":[{\"id\":1,\"name\":\"func:/bin/app:handle\",\"kind\":\"uprobe\",\"hits\":40},"
 		"{\"id\":2,\"name\":\"func:/bin/app:handle\",\"kind\":\"uretprobe\",\"hits\":39},"
@@ -298,7 +302,7 @@ static void test_json(void **state)
 		"\"tasks\":{\"threads\":0,\"max_threads\":0,\"processes\":0,\"max_processes\":0,"
 		"\"bytes\":0,\"threads_evicted\":0,\"processes_evicted\":0,\"threads_untracked\":0},"
 		"\"generations\":{\"sealed\":0,\"evicted\":0,\"early_evictions\":0,\"late_events\":0,\"gaps\":0},"
-		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\"},"
+		"\"snapshots\":{\"written\":0,\"failed\":0,\"in_progress\":false,\"last\":null,\"directory\":\"/srv\",\"compress\":\"none\"},"
 		"\"retention\":{\"keep\":0,\"keep_bytes\":0},\"probes\":[],\"triggers\":[],"
 		"\"cgroups\":{\"hierarchy\":\"\",\"filters\":[],\"known\":0,\"pending\":0,\"unnamed\":0,\"moves\":0},"
 		"\"on_snapshot\":null}\n");
