@@ -218,9 +218,6 @@ static int resync(struct frec_reader *r)
 	}
 }
 
-/* Inflate comp bytes that claim to make exactly raw bytes. The buffer grows
- * with the output actually produced, from a guess of a few times comp, so a
- * block that claims far more than it makes costs what it makes. */
 /* Room for cap bytes of output in r->raw: exactly cap, since the callers
  * double it themselves and a power of two above the block's size would
  * waste up to half of it. */
@@ -247,6 +244,9 @@ static size_t raw_first_cap(uint32_t comp, uint32_t raw)
 	return cap > raw ? raw : cap;
 }
 
+/* Inflate comp bytes that claim to make exactly raw bytes. The buffer grows
+ * with the output actually produced, from a guess of a few times comp, so a
+ * block that claims far more than it makes costs what it makes. */
 static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, uint32_t raw)
 {
 	size_t out = 0, cap = raw_first_cap(comp, raw);
@@ -280,10 +280,54 @@ static int inflate_block(struct frec_reader *r, const uint8_t *in, uint32_t comp
 }
 
 /*
+ * The frame header of a zstd block (RFC 8878, 3.1.1.1), checked before
+ * libzstd sees the frame: the standard magic (not a skippable frame, nor
+ * the legacy formats some libzstd builds still decode, which size their
+ * buffers from the frame and ignore any window bound), no dictionary, no
+ * reserved bit, a content size equal to raw, and a window of at most
+ * 2^BLOCK_ZSTD_WINDOW_LOG (a single-segment frame's window is its content
+ * size). libzstd checks the window only on its streaming path, which a
+ * frame that fits the first output buffer never takes.
+ */
+static bool zstd_header_ok(const uint8_t *in, uint32_t comp, uint32_t raw)
+{
+	uint64_t window = 0, size = 0;
+	unsigned fcs_flag, nsize;
+	size_t pos = 5;
+	bool single;
+	uint8_t d;
+
+	if (comp < 6 || get_le32(in) != ZSTD_MAGICNUMBER)
+		return false;
+	d = in[4];
+	if (d & 0x0b)		/* reserved bit 3, dictionary id bits 0-1 */
+		return false;
+	single = d & 0x20;
+	fcs_flag = d >> 6;
+	if (!single) {
+		unsigned log = 10 + (in[pos] >> 3);
+
+		window = (1ull << log) + ((1ull << log) >> 3) * (in[pos] & 7);
+		pos++;
+	}
+	nsize = fcs_flag ? 1u << fcs_flag : single;
+	if (!nsize || pos + nsize > comp)
+		return false;	/* the writer always says the content size */
+	for (unsigned i = 0; i < nsize; i++)
+		size |= (uint64_t)in[pos + i] << (8 * i);
+	if (nsize == 2)
+		size += 256;
+	if (single)
+		window = size;
+	return size == raw && window <= (1ull << BLOCK_ZSTD_WINDOW_LOG);
+}
+
+/*
  * A zstd block: one frame that makes exactly raw bytes and ends exactly at
- * comp. Its window may not exceed BLOCK_ZSTD_WINDOW_LOG (the writer's), so
- * that the decoder's own memory is bounded too; like inflate_block(), the
- * output grows only with what the frame really produces.
+ * comp, its header as zstd_header_ok() wants it, so that the decoder's own
+ * memory is bounded too (the window and zstd's buffers, some 1.4 MiB at
+ * most); like inflate_block(), the output grows only with what the frame
+ * really produces.
  */
 static int zstd_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, uint32_t raw)
 {
@@ -292,7 +336,7 @@ static int zstd_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, u
 	ZSTD_outBuffer zout;
 	size_t rc;
 
-	if (!raw)
+	if (!raw || !zstd_header_ok(in, comp, raw))
 		return -EBADMSG;
 	if (!r->zd) {
 		r->zd = ZSTD_createDCtx();

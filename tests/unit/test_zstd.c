@@ -43,6 +43,50 @@ static size_t header_len(const uint8_t *b)
 	return FILE_PREFIX_LEN + get_le32(b + 12) + 4;
 }
 
+/* n exec events from ts on, of processes 100, 101, ..., each with a file
+ * name of random bytes (any but NUL), which zstd cannot shrink. */
+static void random_execs(struct frec_recorder *rec, __u64 ts, unsigned n)
+{
+	char name[FREC_FILENAME_LEN];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned e = 0; e < n; e++) {
+		for (unsigned i = 0; i + 1 < sizeof(name); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			name[i] = (char)(1 + (x >> 32) % 255);
+		}
+		name[sizeof(name) - 1] = '\0';
+		assert_int_equal(synth_exec(rec, ts + e, 0, 100 + e, 100 + e, "x", name), 0);
+	}
+}
+
+/* n uprobe hits from ts on, each with 6 random 64-bit arguments, which
+ * zstd cannot shrink (a generation of file names cannot grow as large:
+ * the string table seals it at 256 KiB). */
+static void random_probes(struct frec_recorder *rec, __u64 ts, unsigned n)
+{
+	static const struct frec_probe_info probe = {
+		.id = 1, .kind = FREC_PROBE_UPROBE, .name = "uprobe:/bin/app:f",
+		.path = "/bin/app", .func = "f", .build_id = "", .nargs = 6,
+	};
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	__u64 args[6];
+
+	assert_int_equal(frec_recorder__set_probes(rec, &probe, 1), 0);
+	for (unsigned e = 0; e < n; e++) {
+		for (unsigned i = 0; i < 6; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			args[i] = x;
+		}
+		assert_int_equal(synth_probe(rec, FREC_EV_UPROBE, ts + e, e & 3, 200, 200, 1, 6,
+					     args, 0), 0);
+	}
+}
+
 /* A one-generation recorder whose generation is raw_min bytes or more: a
  * few threads switching and waking on 4 CPUs, as a busy machine would. */
 static struct frec_recorder *big_generation(size_t raw_min, __u64 *end)
@@ -52,8 +96,8 @@ static struct frec_recorder *big_generation(size_t raw_min, __u64 *end)
 		.max_bytes = 64 << 20,
 		.gen_max_bytes = 8 << 20,
 		.ncpus = 4,
-		.max_threads = 4096,
-		.max_processes = 1024,
+		.max_threads = 16384,
+		.max_processes = 8192,
 	};
 	struct frec_recorder *rec = frec_recorder__new(&o);
 	struct frec_recorder_stats st;
@@ -205,6 +249,8 @@ static void test_big_generation(void **state)
  * when it fits), plus extra bytes of garbage after the frame, all inside P
  * and under correct CRCs.
  */
+static bool no_content_size;	/* zstd_block(): leave the frame's content size out */
+
 static uint8_t *zstd_block(const uint8_t *stored, size_t claim_delta, int window_log,
 			   const uint8_t *extra, size_t nextra, size_t *len)
 {
@@ -219,6 +265,8 @@ static uint8_t *zstd_block(const uint8_t *stored, size_t claim_delta, int window
 	if (window_log)
 		assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog,
 								 window_log)));
+	if (no_content_size)
+		assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)));
 	n = ZSTD_compress2(cc, b + BLOCK_HDR_LEN, cap, stored + BLOCK_HDR_LEN, raw);
 	assert_false(ZSTD_isError(n));
 	ZSTD_freeCCtx(cc);
@@ -304,6 +352,37 @@ static void test_frame_must_match(void **state)
 		assert_int_equal(res.damaged, 1);
 		free(blk);
 	}
+	/* a frame that does not say its content size: the writer's always do */
+	no_content_size = true;
+	blk = zstd_block(first, 0, 0, NULL, 0, &blen);
+	no_content_size = false;
+	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+	res = read_path(out);
+	assert_int_equal(res.gens, 1);
+	assert_int_equal(res.damaged, 1);
+	free(blk);
+	/* a legacy (v0.7) frame's magic, and a skippable frame, before the
+	 * block's bytes: never handed to libzstd's other decoders */
+	for (unsigned k = 0; k < 2; k++) {
+		static const uint32_t magic[2] = { 0xfd2fb527u, 0x184d2a50u };
+		uint32_t raw = get_le32(first + BLOCK_OFF_RAW);
+
+		blk = zstd_block(first, 0, 0, NULL, 0, &blen);
+		memmove(blk + BLOCK_HDR_LEN + 8, blk + BLOCK_HDR_LEN, blen - BLOCK_HDR_LEN);
+		put_le32(blk + BLOCK_HDR_LEN, magic[k]);
+		put_le32(blk + BLOCK_HDR_LEN + 4, (uint32_t)(blen - BLOCK_HDR_LEN));
+		blen += 8;
+		put_le32(blk + BLOCK_OFF_PAYLOAD, (uint32_t)(blen - BLOCK_HDR_LEN));
+		put_le32(blk + BLOCK_OFF_RAW, raw);
+		put_le32(blk + BLOCK_OFF_PCRC,
+			 (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)(blen - BLOCK_HDR_LEN)));
+		put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
+		compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+		res = read_path(out);
+		assert_int_equal(res.gens, 1);
+		assert_int_equal(res.damaged, 1);
+		free(blk);
+	}
 	/* a frame cut short (P and its CRC say so) */
 	blk = zstd_block(first, 0, 0, NULL, 0, &blen);
 	put_le32(blk + BLOCK_OFF_PAYLOAD, (uint32_t)(blen - BLOCK_HDR_LEN - 3));
@@ -357,6 +436,59 @@ static void test_window_bound(void **state)
 	assert_int_equal(res.damaged, 1);
 	free(blk);
 	free(file);
+
+	/* The same for a generation zstd barely shrinks, whose whole output
+	 * fits the reader's first buffer: libzstd then decodes in one pass
+	 * and checks no window, so the reader checks it first. */
+	rec = big_generation(0, &end);
+	random_probes(rec, end, 20000);
+	frec_recorder__seal(rec, end + 20000);
+	unlink(path);
+	assert_int_equal(write_pin(rec, dir, "s.frec", FREC_COMPRESS_NONE), 0);
+	frec_recorder__free(rec);
+	file = slurp_file(path, &flen);
+	assert_true(get_le32(file + header_len(file) + BLOCK_OFF_RAW) > (1u << 20));
+	blk = zstd_block(file + header_len(file), 0, BLOCK_ZSTD_WINDOW_LOG, NULL, 0, &blen);
+	assert_true((blen - BLOCK_HDR_LEN) * 2 > get_le32(file + header_len(file) + BLOCK_OFF_RAW));
+	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, flen);
+	res = read_path(out);
+	assert_int_equal(res.gens, 1);
+	assert_int_equal(res.damaged, 0);
+	free(blk);
+	blk = zstd_block(file + header_len(file), 0, BLOCK_ZSTD_WINDOW_LOG + 1, NULL, 0, &blen);
+	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, flen);
+	res = read_path(out);
+	assert_int_equal(res.gens, 0);
+	assert_int_equal(res.damaged, 1);
+	free(blk);
+	free(file);
+	synth_rmdir(dir);
+}
+
+/*
+ * A window zstd cannot shrink (a generation of little but random file
+ * names): its block is stored, and the file says format 2, which readers
+ * before zstd read, as a file written with --compress none does.
+ */
+static void test_nothing_shrinks(void **state)
+{
+	struct frec_recorder *rec = synth_recorder(2);
+	char dir[64], path[128];
+	size_t len;
+	uint8_t *b;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	random_execs(rec, SEC, 8);
+	frec_recorder__seal(rec, 2 * SEC);
+	assert_int_equal(write_pin(rec, dir, "z.frec", FREC_COMPRESS_ZSTD), 0);
+	snprintf(path, sizeof(path), "%s/z.frec", dir);
+	b = slurp_file(path, &len);
+	assert_int_equal(get_le32(b + 8), FORMAT_VERSION_STORED);
+	assert_int_equal(get_le32(b + header_len(b) + BLOCK_OFF_FLAGS), BLOCK_COMP_NONE);
+	assert_int_equal(read_path(path).gens, 1);
+	assert_int_equal(read_path(path).damaged, 0);
+	free(b);
+	frec_recorder__free(rec);
 	synth_rmdir(dir);
 }
 
@@ -397,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_big_generation),
 		cmocka_unit_test(test_frame_must_match),
 		cmocka_unit_test(test_window_bound),
+		cmocka_unit_test(test_nothing_shrinks),
 		cmocka_unit_test(test_bad_options),
 	};
 
