@@ -319,7 +319,7 @@ static int take_file(const uint8_t *buf, size_t len, struct bench_bytes *b)
 		b->blocks++;
 		off += BLOCK_HDR_LEN;
 		if (flags != BLOCK_COMP_NONE || rlen != plen || elen > plen) {
-			b->deflated += plen;
+			b->compressed += plen;
 			off += plen;
 			continue;
 		}
@@ -347,7 +347,7 @@ static int check_sums(const struct bench_bytes *b)
 		       b->tab_strings + b->tab_cgroups + b->tab_thread_cgroups + b->tab_sections;
 
 	if (ev != b->ev_total || tab != b->tab_total ||
-	    b->file_hdr + b->block_hdr + b->deflated + ev + tab != b->file)
+	    b->file_hdr + b->block_hdr + b->compressed + ev + tab != b->file)
 		return -EBADMSG;
 	return 0;
 }
@@ -481,7 +481,7 @@ void bench_bytes__print(const struct bench_bytes *b, FILE *f)
 	fprintf(f, "      cgroups, rest       %5.2f  (probes, strings, sections 2, 4-6)\n",
 		per(b->tab_probes + b->tab_strings + b->tab_cgroups + b->tab_sections, n));
 	fprintf(f, "    framing             %5.2f  (file header, 32-byte block headers)\n",
-		per(b->file_hdr + b->block_hdr + b->deflated, n));
+		per(b->file_hdr + b->block_hdr + b->compressed, n));
 	fprintf(f, "    by type, bytes each:");
 	for (int t = 0; t <= FREC_EV__MAX; t++)
 		if (b->type_events[t])
@@ -516,7 +516,7 @@ void bench_bytes__json(const struct bench_bytes *b, FILE *f)
 	F("table_summary", b->tab_summary);
 	F("table_processes", b->tab_procs);
 	F("table_rest", b->tab_probes + b->tab_strings + b->tab_cgroups + b->tab_sections);
-	F("framing", b->file_hdr + b->block_hdr + b->deflated);
+	F("framing", b->file_hdr + b->block_hdr + b->compressed);
 #undef F
 	fprintf(f, ", \"cpu_past_tag_events_share\": %.4f", per(b->cpu_esc_events, n));
 	fprintf(f, ", \"thread_indices_per_event\": %.4f, \"thread_index_lens\": [",

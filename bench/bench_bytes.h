@@ -5,8 +5,9 @@
  * stream field by field, its summary and tables) and puts every byte in
  * one bucket. Bench-only: it reads the format on its own, so that the
  * figures describe the file, not what the encoder meant to write. Stored
- * blocks only (the recorder writes no other kind); a deflated block is
- * counted whole, as "deflated".
+ * blocks only (bench-core breaks down a snapshot written with
+ * FREC_COMPRESS_NONE); a deflated or zstd block is counted whole, as
+ * framing.
  *
  * Any thread; no state besides the struct it fills.
  */
@@ -24,7 +25,7 @@ struct bench_bytes {
 	uint64_t file;			/* bytes of the file */
 	uint64_t events;		/* events decoded */
 	uint64_t blocks;
-	uint64_t deflated;		/* bytes of deflated blocks, not broken down */
+	uint64_t compressed;		/* bytes of compressed blocks, not broken down */
 	/* framing */
 	uint64_t file_hdr, block_hdr;
 	/* the event streams, by field */

@@ -39,7 +39,8 @@ struct frec_config_summary {
 #define FREC_CFG_CGROUPS	(1u << 4)	/* events carry cgroups: cgroup_hierarchy is set */
 
 struct frec_header {
-	__u32 version;			/* FREC_FORMAT_VERSION of the writer */
+	__u32 version;			/* read: the file's format version; the writer
+					 * sets the one its blocks need */
 	__u32 ncpus;
 	__s64 boottime_to_realtime_ns;	/* add to a ts to get CLOCK_REALTIME ns */
 	__u64 created_realtime_ns;	/* when the snapshot was taken */

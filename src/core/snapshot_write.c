@@ -98,9 +98,10 @@ static int pwrite_all(int fd, const void *buf, size_t n, off_t off)
 	return 0;
 }
 
-static int write_header(int fd, const struct frec_header *hdr, uint32_t version)
+/* The file's header as it is written, into buf: its length, or -errno. */
+static int header_build(const struct frec_header *hdr, uint32_t version,
+			uint8_t buf[FILE_PREFIX_LEN + HEADER_MAX_BYTES + 4])
 {
-	uint8_t buf[FILE_PREFIX_LEN + HEADER_MAX_BYTES + 4];
 	int n = header_encode(hdr, buf + FILE_PREFIX_LEN, HEADER_MAX_BYTES);
 
 	if (n < 0)
@@ -110,7 +111,7 @@ static int write_header(int fd, const struct frec_header *hdr, uint32_t version)
 	put_le32(buf + 12, (uint32_t)n);
 	put_le32(buf + FILE_PREFIX_LEN + n,
 		 (uint32_t)crc32(0, buf + FILE_MAGIC_LEN, (uInt)(8 + n)));
-	return write_all(fd, buf, FILE_PREFIX_LEN + (size_t)n + 4);
+	return FILE_PREFIX_LEN + n + 4;
 }
 
 /* rename without replacing; linkat + unlinkat where the filesystem has no
@@ -171,22 +172,27 @@ static void zwriter_free(struct zwriter *z)
 }
 
 /*
- * One generation's block (n iovecs, the block header at the start of the
- * first) as a zstd block at fd's offset. The header goes in last, once the
- * frame's length and CRC are known. A block zstd does not shrink, or
- * shrinks past what a reader accepts (BLOCK_MAX_RATIO), is written stored
- * instead, as it is in memory.
+ * One generation's block (n iovecs, the block header whole at the start of
+ * the first: encode.c reserves it there) as a zstd block at fd's offset.
+ * The header goes in last, once the frame's length and CRC are known. A
+ * block zstd does not shrink, or shrinks past what a reader accepts
+ * (BLOCK_MAX_RATIO), is written stored instead, as it is in memory, and so
+ * is a block that is not stored to begin with. *zstd: set when the block
+ * went out as zstd.
  */
-static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, uint32_t n)
+static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, uint32_t n,
+			  bool *zstd)
 {
 	const uint8_t *bh = iov[0].iov_base;
-	uint32_t raw = get_le32(bh + BLOCK_OFF_RAW), crc = 0;
+	uint32_t raw, crc = 0;
 	uint64_t plen = 0;
 	uint8_t h[BLOCK_HDR_LEN];
-	size_t skip = BLOCK_HDR_LEN;
 	off_t start;
 	int err;
 
+	if (iov[0].iov_len < BLOCK_HDR_LEN || get_le32(bh + BLOCK_OFF_FLAGS) != BLOCK_COMP_NONE)
+		return writev_all(fd, iov, n);
+	raw = get_le32(bh + BLOCK_OFF_RAW);
 	start = lseek(fd, 0, SEEK_CUR);
 	if (start < 0 || lseek(fd, start + BLOCK_HDR_LEN, SEEK_SET) < 0)
 		return -errno;
@@ -195,12 +201,9 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 		return -EINVAL;
 	for (uint32_t i = 0; i < n; i++) {
 		ZSTD_EndDirective mode = i + 1 == n ? ZSTD_e_end : ZSTD_e_continue;
-		ZSTD_inBuffer in = { iov[i].iov_base, iov[i].iov_len, 0 };
+		ZSTD_inBuffer in = { iov[i].iov_base, iov[i].iov_len, i ? 0 : BLOCK_HDR_LEN };
 		size_t left;
 
-		/* the header may not fill the first iovec, nor the first alone */
-		in.pos = skip < in.size ? skip : in.size;
-		skip -= in.pos;
 		do {
 			ZSTD_outBuffer out = { z->out, z->out_cap, 0 };
 
@@ -226,6 +229,7 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 	put_le32(h + BLOCK_OFF_PAYLOAD, (uint32_t)plen);
 	put_le32(h + BLOCK_OFF_PCRC, crc);
 	put_le32(h + BLOCK_OFF_HCRC, (uint32_t)crc32(0, h, BLOCK_OFF_HCRC));
+	*zstd = true;
 	return pwrite_all(fd, h, BLOCK_HDR_LEN, start);
 }
 
@@ -238,8 +242,10 @@ int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *
 int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_header *hdr,
 			      const struct frec_pin *pin, const struct frec_snapshot_opts *opts)
 {
+	uint8_t head[FILE_PREFIX_LEN + HEADER_MAX_BYTES + 4];
 	struct zwriter z = { 0 };
-	bool zstd = false;
+	bool zstd = false, any_zstd = false;
+	int hlen;
 	char tmp[NAME_MAX + 1];
 	struct stat st;
 	int fd = -1, err;
@@ -273,8 +279,10 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 		zwriter_free(&z);
 		return err;
 	}
-	/* the lowest version that reads the file: only zstd blocks need 3 */
-	err = write_header(fd, hdr, zstd ? FORMAT_VERSION_ZSTD : FORMAT_VERSION_STORED);
+	/* The lowest version that reads the file: 3 once a block is zstd,
+	 * which the header says again below when none was. */
+	hlen = header_build(hdr, zstd ? FORMAT_VERSION_ZSTD : FORMAT_VERSION_STORED, head);
+	err = hlen < 0 ? hlen : write_all(fd, head, (size_t)hlen);
 	/* Generation by generation, oldest first, telling the recorder after
 	 * each: the kernel has copied those chunks, so the recorder may reuse
 	 * the ones its window has let go while the rest is written. */
@@ -282,11 +290,15 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 		const struct iovec *iov = pin->iov + pin->gen_iov[i];
 		uint32_t n = pin->gen_iov[i + 1] - pin->gen_iov[i];
 
-		err = zstd ? write_gen_zstd(fd, &z, iov, n) : writev_all(fd, iov, n);
+		err = zstd ? write_gen_zstd(fd, &z, iov, n, &any_zstd) : writev_all(fd, iov, n);
 		if (!err)	/* the pin is the recorder's, not const: see recorder_int.h */
 			__atomic_store_n((uint32_t *)&pin->written, i + 1, __ATOMIC_RELEASE);
 	}
 	zwriter_free(&z);
+	if (!err && zstd && !any_zstd) {
+		hlen = header_build(hdr, FORMAT_VERSION_STORED, head);
+		err = hlen < 0 ? hlen : pwrite_all(fd, head, (size_t)hlen, 0);
+	}
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
