@@ -29,12 +29,13 @@
 #include "recorder_int.h"
 #include "varint.h"
 
-static int write_all(int fd, const void *buf, size_t n)
+/* n bytes at off, or at the file's offset (advancing it) when off is -1. */
+static int write_all_at(int fd, const void *buf, size_t n, off_t off)
 {
 	const char *p = buf;
 
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = off < 0 ? write(fd, p, n) : pwrite(fd, p, n, off);
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -43,6 +44,8 @@ static int write_all(int fd, const void *buf, size_t n)
 		}
 		p += w;
 		n -= (size_t)w;
+		if (off >= 0)
+			off += w;
 	}
 	return 0;
 }
@@ -75,25 +78,6 @@ static int writev_all(int fd, const struct iovec *iov, uint32_t n)
 				cur[j].iov_len -= (size_t)w;
 			}
 		}
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *buf, size_t n, off_t off)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-		off += w;
 	}
 	return 0;
 }
@@ -214,7 +198,7 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 			if (out.pos) {
 				crc = (uint32_t)crc32(crc, z->out, (uInt)out.pos);
 				plen += out.pos;
-				if ((err = write_all(fd, z->out, out.pos)))
+				if ((err = write_all_at(fd, z->out, out.pos, -1)))
 					return err;
 			}
 		} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
@@ -230,7 +214,7 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 	put_le32(h + BLOCK_OFF_PCRC, crc);
 	put_le32(h + BLOCK_OFF_HCRC, (uint32_t)crc32(0, h, BLOCK_OFF_HCRC));
 	*zstd = true;
-	return pwrite_all(fd, h, BLOCK_HDR_LEN, start);
+	return write_all_at(fd, h, BLOCK_HDR_LEN, start);
 }
 
 int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *hdr,
@@ -282,7 +266,7 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 	/* The lowest version that reads the file: 3 once a block is zstd,
 	 * which the header says again below when none was. */
 	hlen = header_build(hdr, zstd ? FORMAT_VERSION_ZSTD : FORMAT_VERSION_STORED, head);
-	err = hlen < 0 ? hlen : write_all(fd, head, (size_t)hlen);
+	err = hlen < 0 ? hlen : write_all_at(fd, head, (size_t)hlen, -1);
 	/* Generation by generation, oldest first, telling the recorder after
 	 * each: the kernel has copied those chunks, so the recorder may reuse
 	 * the ones its window has let go while the rest is written. */
@@ -297,7 +281,7 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 	zwriter_free(&z);
 	if (!err && zstd && !any_zstd) {
 		hlen = header_build(hdr, FORMAT_VERSION_STORED, head);
-		err = hlen < 0 ? hlen : pwrite_all(fd, head, (size_t)hlen, 0);
+		err = hlen < 0 ? hlen : write_all_at(fd, head, (size_t)hlen, 0);
 	}
 	if (!err && fsync(fd))
 		err = -errno;
