@@ -775,7 +775,10 @@ def snapshot_files(d):
         return []
 
 
-SNAPSHOT_LINE = r"snapshot \S+: (\d+) events, (\d+) lost, (\d+) bytes, ([\d.]+) ms"
+# frecd's line: "snapshot DIR/NAME: E events, L lost, F bytes (R recorded), X ms",
+# F the file's size (compressed), R the window's bytes as recorded
+SNAPSHOT_LINE = (r"snapshot \S+: (\d+) events, (\d+) lost, (\d+) bytes \((\d+) recorded\), "
+                 r"([\d.]+) ms")
 
 
 def snapshot_lines(fd):
@@ -802,7 +805,7 @@ def take_snapshot(fd, snapdir):
             die("no snapshot file 60 s after SIGUSR1; log: " + fd.log_path)
         time.sleep(0.001)
     b1 = boottime_ns()
-    # frecd's own line: "snapshot DIR/NAME: E events, L lost, B bytes, X ms"
+    # frecd's own line (SNAPSHOT_LINE)
     deadline = time.monotonic() + 30
     while True:
         found = snapshot_lines(fd)
@@ -811,7 +814,7 @@ def take_snapshot(fd, snapdir):
         if time.monotonic() > deadline:
             die("frecd logged no snapshot line; log: " + fd.log_path)
         time.sleep(0.002)
-    ev, lo, nbytes, ms = found[nlog - 1]
+    ev, lo, fbytes, nbytes, ms = found[nlog - 1]
     return (os.path.join(snapdir, new.pop()), (t1 - t0) / 1e6, float(ms), int(nbytes), b0, b1)
 
 
@@ -860,7 +863,7 @@ def trigger_latency(a, fd, snapdir):
         if time.monotonic() > deadline:
             die("frecd logged no line for the trigger's snapshot; log: " + fd.log_path)
         time.sleep(0.002)
-    log_ms = float(snapshot_lines(fd)[nlog - 1][3])
+    log_ms = float(snapshot_lines(fd)[nlog - 1][4])
     return (b1 - max(ts)) / 1e6 - TRIGGER_DELAY_S * 1e3, log_ms
 
 
