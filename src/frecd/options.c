@@ -119,7 +119,7 @@ void frecd_options__init(struct frecd_options *o)
 	o->socket_path = FRECD_DEFAULT_SOCKET;
 	o->keep = FRECD_DEFAULT_KEEP;
 	o->keep_bytes = FRECD_DEFAULT_KEEP_BYTES;
-	o->compress = FREC_COMPRESS_ZSTD;
+	o->compress = FREC_COMPRESS_NONE;
 	o->on_snapshot_timeout_ns = FRECD_DEFAULT_ON_SNAPSHOT_TIMEOUT_NS;
 	o->cgroup_hierarchy = "auto";
 }
@@ -863,9 +863,10 @@ void frecd_options__usage(FILE *out)
 "      --keep-size SIZE ... and at most SIZE bytes of them; 0: no limit\n"
 "                       (default 1G). The newest snapshot is always kept,\n"
 "                       and only files named like frecd's snapshots are removed\n"
-"      --compress zstd|none  snapshot files: zstd (default), about a quarter\n"
-"                       smaller, compressed by the thread that writes them;\n"
-"                       none, blocks as recorded (snapshot format 2)\n"
+"      --compress zstd|none  snapshot files: none (default), blocks as\n"
+"                       recorded, written fastest (snapshot format 2); zstd,\n"
+"                       a quarter to four fifths smaller, compressed by the\n"
+"                       thread that writes them, several times slower\n"
 "      --socket PATH    control socket for frec snapshot and frec status\n"
 "                       (default " FRECD_DEFAULT_SOCKET "; its directory is\n"
 "                       created 0700 if missing)\n"

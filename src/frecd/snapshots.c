@@ -105,7 +105,7 @@ static int start(struct frecd_snapshots *s, const char *reason)
 	job.realtime_ns = frecd_clock__ns(CLOCK_REALTIME);
 	frec_header__init(&job.hdr);
 	job.hdr.config = dopts->config;
-	job.compress = s->o.running ? s->o.running->compress : FREC_COMPRESS_ZSTD;
+	job.compress = s->o.running ? s->o.running->compress : FREC_COMPRESS_NONE;
 	snprintf(job.hdr.reason, sizeof(job.hdr.reason), "%s", reason);
 	ret = frecd_writer__submit(s->writer, &job);
 	if (ret) {	/* the caller checked; cannot happen */

@@ -58,10 +58,10 @@ start_target tgt1 "$n" 0 7 3
 run_target tgt1
 status_until "fp entry hits before" "  probe 1     $fp (uprobe), $n hits"
 
-# --- reload: nofp instead of fp, snapshots stored ----------------------------------
-conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $nofp" "compress = none"
+# --- reload: nofp instead of fp, snapshots compressed -----------------------------
+conf "output = $WORK/snaps" "window = 3600" "max-size = 128M" "probe = $nofp" "compress = zstd"
 reload
-grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), 0 triggers, all processes, wakeup off, -o $WORK/snaps, --keep 100, --keep-size 1G, --compress none$" \
+grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes (attached again), 0 triggers, all processes, wakeup off, -o $WORK/snaps, --keep 100, --keep-size 1G, --compress zstd$" \
 	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "no reloaded line"; }
 grep -q "frecd info: attached probe 1: $nofp -> $TARGET:frec_target_nofp+0 entry (3 args)" "$WORK/frecd.log" ||
 	fail "the new probe's attached line"
@@ -72,11 +72,11 @@ assert_eq "new probe, no hits yet" "  probe 1     $nofp (uprobe), 0 hits" "$(gre
 start_target tgt2 "$n" 0 7 3
 run_target tgt2
 snap=$("$FREC" snapshot --socket "$FRECD_SOCKET") || fail "frec snapshot failed"
-# compress = none: the blocks as recorded, which format 2 readers read
+# compress = zstd: zstd blocks, format 3 (the window's events shrink)
 status
-assert_eq "status after compress = none" "compress      none" "$(grep '^compress' status.out)"
+assert_eq "status after compress = zstd" "compress      zstd" "$(grep '^compress' status.out)"
 "$FREC" info "$snap" > info.out || fail "frec info failed"
-assert_eq "format of a stored snapshot" "format:       2" "$(grep '^format:' info.out)"
+assert_eq "format of a zstd snapshot" "format:       3" "$(grep '^format:' info.out)"
 dump_json "$snap" dump.json
 # from before the reload: tgt1's exec and its fp calls, under fp's name
 assert_eq "tgt1's exec, from before the reload" 1 "$(jcount dump.json type=sched_process_exec pid="$tgt1_pid")"
@@ -143,9 +143,9 @@ case $snap2 in
 "$WORK/snaps2/"*.frec) ;;
 *) fail "the snapshot after the output change went to $snap2" ;;
 esac
-# the file no longer says compress: zstd again, format 3
+# the file no longer says compress: stored again (the default), format 2
 "$FREC" info "$snap2" > info2.out || fail "frec info failed"
-assert_eq "format of a zstd snapshot" "format:       3" "$(grep '^format:' info2.out)"
+assert_eq "format of a stored snapshot" "format:       2" "$(grep '^format:' info2.out)"
 dump_json "$snap2" dump2.json
 assert_eq "tgt1's exec still there" 1 "$(jcount dump2.json type=sched_process_exec pid="$tgt1_pid")"
 assert_eq "tgt4's exec, filtered out" 0 "$(jcount dump2.json type=sched_process_exec pid="$tgt4_pid")"

@@ -93,7 +93,7 @@ static inline void synth_rmdir(const char *dir)
 }
 
 static unsigned synth_compress_level;
-/* synth_write() writes zstd blocks, as frecd does by default */
+/* synth_write() writes zstd blocks, as frecd --compress zstd does */
 static bool synth_zstd;
 
 /* min_age 10 s, max_bytes 1 MiB, period 1 s, 4 KiB chunks. */

@@ -58,7 +58,7 @@ static void test_every_key(void **state)
 		"btf = /boot/vmlinux.btf\n"
 		"keep = 7\n"
 		"keep-size = 3G\n"
-		"compress = none\n"
+		"compress = zstd\n"
 		"socket = /run/x.sock\n"
 		"verbose = on\n"), 0);
 	assert_non_null(cfg);
@@ -77,7 +77,7 @@ static void test_every_key(void **state)
 	assert_string_equal(o.btf_path, "/boot/vmlinux.btf");
 	assert_int_equal(o.keep, 7);
 	assert_int_equal(o.keep_bytes, 3ull << 30);
-	assert_int_equal(o.compress, FREC_COMPRESS_NONE);
+	assert_int_equal(o.compress, FREC_COMPRESS_ZSTD);
 	assert_string_equal(o.socket_path, "/run/x.sock");
 	assert_int_equal(o.verbose, 1);
 	assert_string_equal(frecd_config__path(cfg), "frecd.conf");
@@ -89,7 +89,7 @@ static void test_defaults_and_empty(void **state)
 	assert_non_null(cfg);
 	assert_int_equal(o.keep, 100);
 	assert_int_equal(o.keep_bytes, 1ull << 30);
-	assert_int_equal(o.compress, FREC_COMPRESS_ZSTD);
+	assert_int_equal(o.compress, FREC_COMPRESS_NONE);
 	assert_string_equal(o.socket_path, "/run/frec/frecd.sock");
 	assert_null(o.config_path);
 	assert_false(o.check);

@@ -58,7 +58,7 @@ static void test_defaults(void **state)
 	assert_null(o.btf_path);
 	assert_int_equal(o.debug_stall_ms, 0);
 	assert_int_equal(o.debug_writer_delay_ms, 0);
-	assert_int_equal(o.compress, FREC_COMPRESS_ZSTD);
+	assert_int_equal(o.compress, FREC_COMPRESS_NONE);
 }
 
 static void test_all_options(void **state)
