@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 #include <zstd.h>
@@ -487,6 +489,44 @@ static void test_nothing_shrinks(void **state)
 	synth_rmdir(dir);
 }
 
+/*
+ * A write that fails halfway through a zstd block (the file may not grow
+ * past 64 KiB): the error, no file and no temp file left, and the window
+ * still whole for the next snapshot.
+ */
+static void test_write_fails_cleanly(void **state)
+{
+	struct rlimit lim, small;
+	struct frec_recorder *rec;
+	char dir[64], path[128];
+	void (*old)(int);
+	int dfd, err;
+	__u64 end;
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	rec = big_generation(3 << 19, &end);
+	frec_recorder__seal(rec, end);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &lim), 0);
+	small = lim;
+	small.rlim_cur = 64 << 10;
+	old = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	err = write_pin(rec, dir, "z.frec", FREC_COMPRESS_ZSTD);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	signal(SIGXFSZ, old);
+	assert_int_equal(err, -EFBIG);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(faccessat(dfd, "z.frec", F_OK, 0), -1);
+	assert_int_equal(faccessat(dfd, ".z.frec.tmp", F_OK, 0), -1);
+	close(dfd);
+	assert_int_equal(write_pin(rec, dir, "z.frec", FREC_COMPRESS_ZSTD), 0);
+	snprintf(path, sizeof(path), "%s/z.frec", dir);
+	assert_int_equal(read_path(path).gens, 1);
+	assert_int_equal(read_path(path).damaged, 0);
+	frec_recorder__free(rec);
+	synth_rmdir(dir);
+}
+
 /* Options the writer does not know: refused before a file is made. */
 static void test_bad_options(void **state)
 {
@@ -525,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_frame_must_match),
 		cmocka_unit_test(test_window_bound),
 		cmocka_unit_test(test_nothing_shrinks),
+		cmocka_unit_test(test_write_fails_cleanly),
 		cmocka_unit_test(test_bad_options),
 	};
 
