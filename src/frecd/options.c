@@ -865,7 +865,7 @@ void frecd_options__usage(FILE *out)
 "                       and only files named like frecd's snapshots are removed\n"
 "      --compress zstd|none  snapshot files: none (default), blocks as\n"
 "                       recorded, written fastest (snapshot format 2); zstd,\n"
-"                       a quarter to four fifths smaller, compressed by the\n"
+"                       a fifth to three quarters smaller, compressed by the\n"
 "                       thread that writes them, several times slower\n"
 "      --socket PATH    control socket for frec snapshot and frec status\n"
 "                       (default " FRECD_DEFAULT_SOCKET "; its directory is\n"

@@ -33,7 +33,7 @@ static const char *outdir;
 static unsigned written;
 static unsigned seed_ncpus;	/* of the last recorder(), for the header */
 static unsigned seed_level;	/* of the last recorder(): deflate its blocks */
-/* A level that says: zstd blocks, as frecd writes them by default */
+/* A level that says: zstd blocks, as frecd --compress zstd writes them */
 #define SEED_ZSTD	100u
 
 /* A recorder for the seeds: 4 KiB chunks, small tables. Its seeds' blocks

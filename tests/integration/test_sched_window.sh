@@ -35,9 +35,9 @@ assert_range "span of the events (ms)" 1 "$cover" "$ms"
 # --- by size ------------------------------------------------------------------
 # --max-size bounds all of the recorder's event memory (the window, the open
 # generation and the one being sealed), so a snapshot, which seals first,
-# holds at most that much besides its header: its blocks once uncompressed
-# (frecd compresses them as it writes the file), each with its 32-byte
-# block header, as the recorder held them.
+# holds at most that much besides its header: its blocks as the recorder
+# held them, each with its 32-byte block header (frec info's raw bytes:
+# with --compress zstd the file itself is smaller).
 max=$((256 * 1024))
 mkdir size
 start_frecd -o "$WORK/size" --max-size 256K --period 100
