@@ -340,13 +340,15 @@ static int zstd_block(struct frec_reader *r, const uint8_t *in, uint32_t comp, u
 		return -EBADMSG;
 	if (!r->zd) {
 		r->zd = ZSTD_createDCtx();
-		if (!r->zd)
+		if (!r->zd || ZSTD_isError(ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax,
+								   BLOCK_ZSTD_WINDOW_LOG))) {
+			ZSTD_freeDCtx(r->zd);
+			r->zd = NULL;
 			return -ENOMEM;
+		}
 	}
-	ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_and_parameters);
-	if (ZSTD_isError(ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax,
-						BLOCK_ZSTD_WINDOW_LOG)))
-		return -ENOMEM;
+	/* a new frame; the window bound set at creation stays */
+	ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only);
 	zout.pos = 0;
 	for (;;) {
 		size_t in0 = zin.pos, out0 = zout.pos;
