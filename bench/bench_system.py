@@ -373,6 +373,29 @@ class Floor:
 
 
 TRACEFS = "/sys/kernel/tracing"
+# Where the bench mounted tracefs itself (a fresh machine may have it
+# unmounted), to unmount at exit; None when it used the system's.
+TRACEFS_OWN = None
+
+
+def tracefs_dir():
+    """A mounted tracefs: the system's, or one the bench mounts on a
+    directory of its own (and unmounts at exit), as the kernel-oracle test
+    does. Dies with the fix when neither works."""
+    global TRACEFS_OWN
+    if os.path.isdir(os.path.join(TRACEFS, "instances")):
+        return TRACEFS
+    if TRACEFS_OWN is None:
+        d = tempfile.mkdtemp(prefix="frec-bench-tracefs.")
+        out = subprocess.run(["mount", "-t", "tracefs", "nodev", d], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        if out.returncode != 0 or not os.path.isdir(os.path.join(d, "instances")):
+            os.rmdir(d)
+            die("tracefs is not mounted at %s and cannot be mounted (%s): a kernel with "
+                "CONFIG_TRACING is needed for the ftrace comparison; leave it out with --configs"
+                % (TRACEFS, out.stdout.strip() or "no instances directory"))
+        TRACEFS_OWN = d
+    return TRACEFS_OWN
 
 
 class Ftrace:
@@ -381,9 +404,7 @@ class Ftrace:
     by nobody (trace-cmd start fails on kernels without the function tracer)."""
 
     def __init__(self, name):
-        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
-            die("tracefs is not mounted at %s: mount -t tracefs nodev %s" % (TRACEFS, TRACEFS))
-        self.dir = os.path.join(TRACEFS, "instances", name)
+        self.dir = os.path.join(tracefs_dir(), "instances", name)
         if os.path.isdir(self.dir):
             self.remove()
         os.mkdir(self.dir)
@@ -443,6 +464,13 @@ INSTANCES = []
 def remove_instances():
     for inst in list(INSTANCES):
         inst.remove()
+    if TRACEFS_OWN is not None:
+        subprocess.run(["umount", TRACEFS_OWN], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        try:
+            os.rmdir(TRACEFS_OWN)
+        except OSError:
+            pass
 
 
 def median_ci(xs, level=0.95):
