@@ -32,9 +32,9 @@ const volatile __u32 cgroup_v1_ssid = 0;	/* enum cgroup_subsys_id, from the kern
  * mask only bounds the index for the verifier (frecd checks the ssid). */
 #define FREC_CGROUP_SSID_MASK	15
 
-/* The v1 cgroup of t in the hierarchy of controller cgroup_v1_ssid, as a
- * number (only ever read through probe reads); 0 if it cannot be read. */
-static __always_inline __u64 task_cgroup_v1(struct task_struct *t)
+/* t's css of controller cgroup_v1_ssid, as a number (only ever read
+ * through probe reads); 0 if it cannot be read. */
+static __always_inline __u64 task_cgroup_v1_css(struct task_struct *t)
 {
 	struct cgroup_subsys_state *css = NULL;
 	struct css_set *cset;
@@ -45,9 +45,18 @@ static __always_inline __u64 task_cgroup_v1(struct task_struct *t)
 		return 0;
 	slot = (__u64)cset + bpf_core_field_offset(struct css_set, subsys) +
 	       (cgroup_v1_ssid & FREC_CGROUP_SSID_MASK) * sizeof(void *);
-	if (bpf_probe_read_kernel(&css, sizeof(css), (const void *)slot) || !css)
+	if (bpf_probe_read_kernel(&css, sizeof(css), (const void *)slot))
 		return 0;
-	return (__u64)BPF_CORE_READ(css, cgroup);
+	return (__u64)css;
+}
+
+/* The v1 cgroup of t in the hierarchy of controller cgroup_v1_ssid, as a
+ * number (only ever read through probe reads); 0 if it cannot be read. */
+static __always_inline __u64 task_cgroup_v1(struct task_struct *t)
+{
+	struct cgroup_subsys_state *css = (void *)task_cgroup_v1_css(t);
+
+	return css ? (__u64)BPF_CORE_READ(css, cgroup) : 0;
 }
 
 /*

@@ -29,6 +29,7 @@
 #include "task.bpf.h"
 #include "switch_state.bpf.h"
 #include "cgroup.bpf.h"
+#include "cgroup_memo.bpf.h"
 #include "filter_pid.bpf.h"
 #include "filter_self.bpf.h"
 #include "trigger_sched.bpf.h"
@@ -108,7 +109,7 @@ static __always_inline int on_switch(__u64 *ctx, const bool btf, const bool trig
 	r->prev_state = reported_state(preempt, state, prev, btf);
 	read_comm(r->prev_comm, prev, btf);
 	read_comm(r->next_comm, next, btf);
-	r->next_cgroup = task_cgroup_id(next, btf);
+	r->next_cgroup = task_cgroup_id_memo(next, btf);
 	ts = r->h.ts;
 	/* Stacks after the record they belong to (stack.bpf.h), in the
 	 * stack twins only (stk): even a knob's test would cost the default
