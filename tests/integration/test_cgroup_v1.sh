@@ -6,14 +6,9 @@
 # are not recorded, and frec info names the hierarchy "v1 (pids)".
 . "$FREC_TEST_LIB"
 . "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
+. "$(dirname "$FREC_TEST_LIB")/cgroup_v1_lib.sh"
 
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-if [ -n "$CG" ] && grep -qw pids "$CG/cgroup.subtree_control" 2>/dev/null; then
-	skip "pids is a v2 controller here (in $CG/cgroup.subtree_control): no v1 hierarchy can have it"
-fi
-# On a host that has a pids hierarchy this mounts the same one again.
-mkdir pids
-mount -t cgroup -o pids frec-pids "$WORK/pids" 2>/dev/null || skip "cannot mount a v1 pids hierarchy"
+v1_pids_mount
 D="$WORK/pids/frec-it.$$"
 mkdir "$D" || { umount "$WORK/pids"; fail "mkdir $D"; }
 v1_cleanup() {

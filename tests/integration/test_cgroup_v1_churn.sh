@@ -8,13 +8,9 @@
 # gone.
 . "$FREC_TEST_LIB"
 . "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
+. "$(dirname "$FREC_TEST_LIB")/cgroup_v1_lib.sh"
 
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-if [ -n "$CG" ] && grep -qw pids "$CG/cgroup.subtree_control" 2>/dev/null; then
-	skip "pids is a v2 controller here (in $CG/cgroup.subtree_control): no v1 hierarchy can have it"
-fi
-mkdir pids
-mount -t cgroup -o pids frec-pids "$WORK/pids" 2>/dev/null || skip "cannot mount a v1 pids hierarchy"
+v1_pids_mount
 churn_cleanup() {
 	for d in "$WORK"/pids/frec-churn.$$.*; do
 		[ -d "$d" ] || continue
