@@ -14,6 +14,17 @@
  * even tp_btf reads them with bpf_probe_read_kernel(): the helpers are paid
  * per entry, and only with --cgroup (without it the code is dead).
  *
+ * Those reads are paid per event and per task an event concerns (a
+ * switch's two), so each CPU keeps a memo of its last verdicts
+ * (cgroup_filter_memo), keyed as cgroup_memo.bpf.h keys its ids: by the
+ * css's serial_nr (v1; on v2 the cgroup's own css) and cgroup, which no
+ * later cgroup can share, and the list's generation (FREC_CGROUP_FILTER_GEN),
+ * which frecd raises once a change of the list is complete. A verdict
+ * reached while frecd rewrites the list is filed under the generation read
+ * before the list was, so it is forgotten when the new generation comes.
+ * A cgroup's ancestors never change (a v1 rename stays in its parent), so
+ * neither does its verdict for one list.
+ *
  * filter_pid.bpf.h makes the union with -p. Expects vmlinux.h,
  * bpf_helpers.h, bpf_core_read.h and cgroup.bpf.h first.
  */
@@ -27,10 +38,26 @@ const volatile bool filter_cgroups = false;	/* --cgroup given */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FREC_MAX_CGROUP_FILTER);
+	__uint(max_entries, FREC_MAX_CGROUP_FILTER + 1);	/* + the generation */
 	__type(key, __u32);
 	__type(value, struct frec_cgroup_filter);
 } cgroup_filter SEC(".maps");
+
+#define CGROUP_FILTER_MEMO_WAYS	4	/* a power of two */
+
+struct cgroup_filter_memo_ent {
+	__u64 serial;		/* 0: empty */
+	__u64 cgroup;		/* an address */
+	__u64 gen;		/* the list's generation the verdict is for */
+	__u64 in;		/* the verdict */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgroup_filter_memo_ent[CGROUP_FILTER_MEMO_WAYS]);
+} cgroup_filter_memo SEC(".maps");
 
 /*
  * 6.0, "cgroup: Replace cgroup->ancestor_ids[] with ->ancestors[]": before,
@@ -74,16 +101,12 @@ static __always_inline __u32 cgroup_level_of(const struct cgroup *cg, const bool
 	return CGROUP_BTF(btf) ? cg->level : BPF_CORE_READ(cg, level);
 }
 
-/* Whether task t is in one of the filter's cgroups or below one. */
-static __always_inline bool task_in_cgroups(struct task_struct *t, const bool btf)
+/* Whether cgroup cg is one of the filter's cgroups or below one. */
+static __always_inline bool cgroup_in_list(struct cgroup *cg, const bool btf)
 {
 	const struct frec_cgroup_filter *e;
-	struct cgroup *cg;
 	__u32 i, level;
 
-	cg = task_cgroup(t, btf);
-	if (!cg)
-		return false;
 	level = cgroup_level_of(cg, btf);
 #pragma clang loop unroll(disable)
 	for (i = 0; i < FREC_MAX_CGROUP_FILTER; i++) {
@@ -96,6 +119,81 @@ static __always_inline bool task_in_cgroups(struct task_struct *t, const bool bt
 			return true;
 	}
 	return false;
+}
+
+/* t's cgroup in frecd's hierarchy (NULL if none) and the serial_nr of the
+ * css that stands for it in the memo's key: the controller's css on v1,
+ * the cgroup's own on v2 (0 if it cannot be read). */
+static __always_inline struct cgroup *filter_cgroup_of(struct task_struct *t, const bool btf,
+							__u64 *serial)
+{
+	struct cgroup_subsys_state *css;
+	struct cgroup *cg;
+
+	*serial = 0;
+	if (cgroup_mode == FREC_CGROUP_V1) {
+		css = (struct cgroup_subsys_state *)task_cgroup_v1_css(t);
+		if (!css)
+			return NULL;
+		*serial = BPF_CORE_READ(css, serial_nr);
+		return BPF_CORE_READ(css, cgroup);
+	}
+	cg = task_cgroup(t, btf);
+	if (cg)
+		*serial = CGROUP_BTF(btf) ? cg->self.serial_nr : BPF_CORE_READ(cg, self.serial_nr);
+	return cg;
+}
+
+/*
+ * The memo is per CPU, but not only for programs that run with interrupts
+ * off: a fork, exec or exit program, or a probe's, can be interrupted by a
+ * wakeup whose program fills the same entry. So an entry is written in
+ * order, serial cleared first and set last, and read serial first, each
+ * access volatile so that the compiler keeps that order (one CPU sees its
+ * own accesses in program order). A program that interrupts a writer then
+ * sees serial 0, a miss; a writer interrupted by another ends with its own
+ * serial and either all its other fields or the other's cgroup, a key no
+ * task has (a css has one cgroup). A reader interrupted between its loads
+ * can match only an entry for the same cgroup and generation, whose
+ * verdict is the same.
+ */
+#define MEMO_RD(x)	(*(volatile __u64 *)&(x))
+#define MEMO_WR(x, v)	(*(volatile __u64 *)&(x) = (v))
+
+/* Whether task t is in one of the filter's cgroups or below one. */
+static __always_inline bool task_in_cgroups(struct task_struct *t, const bool btf)
+{
+	__u32 zero = 0, gen_key = FREC_CGROUP_FILTER_GEN;
+	struct cgroup_filter_memo_ent *m, *e = NULL;
+	const struct frec_cgroup_filter *g;
+	__u64 serial, gen = 0;
+	struct cgroup *cg;
+	bool in;
+
+	cg = filter_cgroup_of(t, btf, &serial);
+	if (!cg)
+		return false;
+	/* the generation before the list: see the header */
+	g = bpf_map_lookup_elem(&cgroup_filter, &gen_key);
+	if (g)
+		gen = *(volatile __u64 *)&g->id;
+	m = bpf_map_lookup_elem(&cgroup_filter_memo, &zero);
+	if (m && gen && serial) {
+		e = &m[serial & (CGROUP_FILTER_MEMO_WAYS - 1)];
+		if (MEMO_RD(e->serial) == serial && MEMO_RD(e->cgroup) == (__u64)cg &&
+		    MEMO_RD(e->gen) == gen)
+			return MEMO_RD(e->in);
+	}
+	in = cgroup_in_list(cg, btf);
+	if (e) {
+		/* serial cleared first and set last, see above */
+		MEMO_WR(e->serial, 0);
+		MEMO_WR(e->cgroup, (__u64)cg);
+		MEMO_WR(e->gen, gen);
+		MEMO_WR(e->in, in);
+		MEMO_WR(e->serial, serial);
+	}
+	return in;
 }
 
 #endif /* FREC_FILTER_CGROUP_BPF_H */

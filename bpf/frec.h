@@ -48,6 +48,11 @@
  * list ended by an entry of id 0. A task is kept when its cgroup's
  * ancestor at an entry's level has the entry's id. */
 #define FREC_MAX_CGROUP_FILTER	16
+/* The array's slot after the list's room: its id is the list's generation,
+ * which frecd raises after each change of the list (never 0 once set), so
+ * that the programs' memo of verdicts (filter_cgroup.bpf.h) forgets the
+ * verdicts of an older list. */
+#define FREC_CGROUP_FILTER_GEN	FREC_MAX_CGROUP_FILTER
 
 struct frec_cgroup_filter {
 	__u64 id;		/* kernfs id of the cgroup */

@@ -102,6 +102,31 @@ static int put(int map_fd, size_t i, const struct frec_cgroup_filter *e, char *e
 	return 0;
 }
 
+/*
+ * The list is complete: raise its generation (FREC_CGROUP_FILTER_GEN), so
+ * that the programs' memos forget the verdicts of the lists before. From
+ * what the map holds, not from a count of ours: the map outlives a reload's
+ * objects and this struct's resets, and a generation must never come back.
+ */
+static int raise_gen(int map_fd, char *err, size_t errlen)
+{
+	struct frec_cgroup_filter g = { 0 };
+	__u32 key = FREC_CGROUP_FILTER_GEN;
+	int ret;
+
+	if (bpf_map_lookup_elem(map_fd, &key, &g))
+		goto err;
+	if (++g.id == 0)	/* 0 is "no list yet": never a generation */
+		g.id = 1;
+	if (bpf_map_update_elem(map_fd, &key, &g, BPF_ANY))
+		goto err;
+	return 0;
+err:
+	ret = -errno;
+	snprintf(err, errlen, "cannot raise the cgroup filter's generation: %s", strerror(-ret));
+	return ret;
+}
+
 int frecd_bpf_filter__set_cgroups(struct frecd_bpf_filter *f, int map_fd,
 				  const struct frec_cgroup_filter *cgroups, size_t n, char *err,
 				  size_t errlen)
@@ -141,7 +166,7 @@ int frecd_bpf_filter__set_cgroups(struct frecd_bpf_filter *f, int map_fd,
 		return ret;
 	memcpy(f->cgroups, final, nfinal * sizeof(*final));
 	f->ncgroups = nfinal;
-	return 0;
+	return raise_gen(map_fd, err, errlen);
 }
 
 const struct frec_cgroup_filter *frecd_bpf_filter__cgroups(const struct frecd_bpf_filter *f,

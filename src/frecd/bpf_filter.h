@@ -9,7 +9,9 @@
  * The --cgroup filter likewise: the "cgroup_filter" array of {id, level},
  * ended by id 0 (bpf/filter_cgroup.bpf.h), rewritten in place with the new
  * entries written first, so that a cgroup wanted before and after is never
- * missing from the list the programs read.
+ * missing from the list the programs read, and its generation raised once
+ * the list is complete (FREC_CGROUP_FILTER_GEN: the programs' memos of
+ * verdicts are for one generation).
  *
  * Used by the loader on main's thread at start, then on the loop's thread
  * (a reload); never two at once.
