@@ -23,9 +23,10 @@
  * the walk no longer touches, are what the memo saves.
  *
  * Direct-mapped, four entries per CPU: a CPU runs the tasks of a few
- * cgroups at a time. Only sched_switch's programs use it, one at a time on
- * a CPU (a tracing program does not nest in itself), so an entry's two
- * stores need no lock.
+ * cgroups at a time. Only sched_switch's programs use it, and sched_switch
+ * fires in __schedule() with interrupts off, so nothing else runs on the
+ * CPU while one of them reads or fills an entry: its stores need no lock
+ * and no order.
  *
  * For frec.bpf.c; expects cgroup.bpf.h.
  */
@@ -74,7 +75,7 @@ static __always_inline __u64 memo_id(struct cgroup_subsys_state *css, const bool
 			return e->id;
 	}
 	id = btf ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
-	if (e) {
+	if (e && id) {	/* 0: not read; try again next time */
 		e->serial = serial;
 		e->cgroup = (__u64)cg;
 		e->id = id;

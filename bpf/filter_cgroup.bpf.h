@@ -15,15 +15,18 @@
  * per entry, and only with --cgroup (without it the code is dead).
  *
  * Those reads are paid per event and per task an event concerns (a
- * switch's two), so each CPU keeps a memo of its last verdicts
+ * switch's two), so in the scheduler's programs (FREC_FILTER_MEMO, set by
+ * frec.bpf.c) each CPU keeps a memo of its last verdicts
  * (cgroup_filter_memo), keyed as cgroup_memo.bpf.h keys its ids: by the
- * css's serial_nr (v1; on v2 the cgroup's own css) and cgroup, which no
- * later cgroup can share, and the list's generation (FREC_CGROUP_FILTER_GEN),
- * which frecd raises once a change of the list is complete. A verdict
- * reached while frecd rewrites the list is filed under the generation read
- * before the list was, so it is forgotten when the new generation comes.
- * A cgroup's ancestors never change (a v1 rename stays in its parent), so
- * neither does its verdict for one list.
+ * css's serial_nr (v1; on v2 the cgroup's own css; the roots' are 0, never
+ * memoised) and cgroup, which no later cgroup can share, and by the list's
+ * generation (FREC_CGROUP_FILTER_GEN). frecd raises the generation once a
+ * change of the list is complete and an RCU grace period has passed
+ * (src/frecd/bpf_filter.c), so a program that reads the new generation
+ * also reads the new list, on any architecture; a verdict reached while
+ * frecd rewrote the list is filed under the generation read before the
+ * list was, and forgotten. A cgroup's ancestors never change (a v1 rename
+ * stays in its parent), so neither does its verdict for one list.
  *
  * filter_pid.bpf.h makes the union with -p. Expects vmlinux.h,
  * bpf_helpers.h, bpf_core_read.h and cgroup.bpf.h first.
@@ -48,16 +51,9 @@ struct {
 struct cgroup_filter_memo_ent {
 	__u64 serial;		/* 0: empty */
 	__u64 cgroup;		/* an address */
-	__u64 gen;		/* the list's generation the verdict is for */
-	__u64 in;		/* the verdict */
+	__u64 gen_in;		/* the list's generation << 1 | the verdict:
+				 * one word, written and read at once */
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct cgroup_filter_memo_ent[CGROUP_FILTER_MEMO_WAYS]);
-} cgroup_filter_memo SEC(".maps");
 
 /*
  * 6.0, "cgroup: Replace cgroup->ancestor_ids[] with ->ancestors[]": before,
@@ -144,21 +140,37 @@ static __always_inline struct cgroup *filter_cgroup_of(struct task_struct *t, co
 	return cg;
 }
 
+#ifdef FREC_FILTER_MEMO
 /*
- * The memo is per CPU, but not only for programs that run with interrupts
- * off: a fork, exec or exit program, or a probe's, can be interrupted by a
- * wakeup whose program fills the same entry. So an entry is written in
- * order, serial cleared first and set last, and read serial first, each
- * access volatile so that the compiler keeps that order (one CPU sees its
- * own accesses in program order). A program that interrupts a writer then
- * sees serial 0, a miss; a writer interrupted by another ends with its own
- * serial and either all its other fields or the other's cgroup, a key no
- * task has (a css has one cgroup). A reader interrupted between its loads
- * can match only an entry for the same cgroup and generation, whose
- * verdict is the same.
+ * The scheduler's tracepoints run with preemption off, so on one CPU a
+ * program using the memo can be interrupted only by another that runs to
+ * its end (a wakeup in an interrupt, where the first was a fork, an exit,
+ * a rename or a waking of current, which run with interrupts on). An
+ * entry is therefore written serial first (cleared) and last (set), and
+ * read serial first and last, each access volatile so that the compiler
+ * keeps the order (a CPU sees its own accesses in program order), with the
+ * generation and the verdict in one word:
+ * - a reader interrupted by a writer matches only if both its serial reads
+ *   give its own: the writer wrote for the same css, and a generation
+ *   equal to the reader's comes with that generation's verdict;
+ * - a writer interrupted by another ends with its own serial and either
+ *   its own other words, or the other's for the same css (whose verdict
+ *   goes with its generation), or the other's cgroup for another css: a
+ *   key no task has.
+ * Probe programs can be preempted in the middle (since sleepable uprobe
+ * programs came, uprobes run theirs with migration, not preemption,
+ * disabled), and two writers interleaved at will could leave a wrong
+ * verdict: probe.bpf.c has no memo.
  */
 #define MEMO_RD(x)	(*(volatile __u64 *)&(x))
 #define MEMO_WR(x, v)	(*(volatile __u64 *)&(x) = (v))
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgroup_filter_memo_ent[CGROUP_FILTER_MEMO_WAYS]);
+} cgroup_filter_memo SEC(".maps");
 
 /* Whether task t is in one of the filter's cgroups or below one. */
 static __always_inline bool task_in_cgroups(struct task_struct *t, const bool btf)
@@ -166,7 +178,7 @@ static __always_inline bool task_in_cgroups(struct task_struct *t, const bool bt
 	__u32 zero = 0, gen_key = FREC_CGROUP_FILTER_GEN;
 	struct cgroup_filter_memo_ent *m, *e = NULL;
 	const struct frec_cgroup_filter *g;
-	__u64 serial, gen = 0;
+	__u64 serial, gen = 0, gen_in;
 	struct cgroup *cg;
 	bool in;
 
@@ -180,20 +192,29 @@ static __always_inline bool task_in_cgroups(struct task_struct *t, const bool bt
 	m = bpf_map_lookup_elem(&cgroup_filter_memo, &zero);
 	if (m && gen && serial) {
 		e = &m[serial & (CGROUP_FILTER_MEMO_WAYS - 1)];
-		if (MEMO_RD(e->serial) == serial && MEMO_RD(e->cgroup) == (__u64)cg &&
-		    MEMO_RD(e->gen) == gen)
-			return MEMO_RD(e->in);
+		if (MEMO_RD(e->serial) == serial && MEMO_RD(e->cgroup) == (__u64)cg) {
+			gen_in = MEMO_RD(e->gen_in);
+			if (gen_in >> 1 == gen && MEMO_RD(e->serial) == serial)
+				return gen_in & 1;
+		}
 	}
 	in = cgroup_in_list(cg, btf);
 	if (e) {
-		/* serial cleared first and set last, see above */
 		MEMO_WR(e->serial, 0);
 		MEMO_WR(e->cgroup, (__u64)cg);
-		MEMO_WR(e->gen, gen);
-		MEMO_WR(e->in, in);
+		MEMO_WR(e->gen_in, gen << 1 | in);
 		MEMO_WR(e->serial, serial);
 	}
 	return in;
 }
+#else
+/* Whether task t is in one of the filter's cgroups or below one. */
+static __always_inline bool task_in_cgroups(struct task_struct *t, const bool btf)
+{
+	struct cgroup *cg = task_cgroup(t, btf);
+
+	return cg && cgroup_in_list(cg, btf);
+}
+#endif /* FREC_FILTER_MEMO */
 
 #endif /* FREC_FILTER_CGROUP_BPF_H */

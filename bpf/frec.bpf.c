@@ -22,6 +22,9 @@
  * `bpftool prog show`; the kernel keeps only 15 characters of a name.
  */
 #include "vmlinux.h"
+/* The scheduler's tracepoints run with preemption off: the --cgroup
+ * check may keep its memo here (filter_cgroup.bpf.h). */
+#define FREC_FILTER_MEMO 1
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "frec/record.h"

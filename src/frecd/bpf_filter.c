@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include "../../bpf/frec.h"
 #include "frecd/bpf_filter.h"
@@ -103,10 +107,29 @@ static int put(int map_fd, size_t i, const struct frec_cgroup_filter *e, char *e
 }
 
 /*
- * The list is complete: raise its generation (FREC_CGROUP_FILTER_GEN), so
- * that the programs' memos forget the verdicts of the lists before. From
- * what the map holds, not from a count of ours: the map outlives a reload's
- * objects and this struct's resets, and a generation must never come back.
+ * An RCU grace period: every BPF program run that began before it has
+ * ended, and every run that begins after it sees what was written before
+ * it. membarrier(MEMBARRIER_CMD_GLOBAL) waits for one (synchronize_rcu());
+ * where it is refused (nohz_full CPUs), a pause far longer than any
+ * program's run stands in for it.
+ */
+static void grace_period(void)
+{
+	struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
+
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	nanosleep(&pause, NULL);
+}
+
+/*
+ * The list as written is complete (or as far as a failed write got): raise
+ * its generation (FREC_CGROUP_FILTER_GEN), so that the scheduler programs'
+ * memos forget the verdicts of the lists before. After a grace period, so
+ * that a program that reads the new generation reads the new list too,
+ * whatever the CPU's memory order (bpf/filter_cgroup.bpf.h). From what the
+ * map holds, not from a count of ours: the map outlives a reload's objects
+ * and this struct's resets, and a generation must never come back.
  */
 static int raise_gen(int map_fd, char *err, size_t errlen)
 {
@@ -114,6 +137,7 @@ static int raise_gen(int map_fd, char *err, size_t errlen)
 	__u32 key = FREC_CGROUP_FILTER_GEN;
 	int ret;
 
+	grace_period();
 	if (bpf_map_lookup_elem(map_fd, &key, &g))
 		goto err;
 	if (++g.id == 0)	/* 0 is "no list yet": never a generation */
@@ -127,13 +151,40 @@ err:
 	return ret;
 }
 
+/* Write the list final (nfinal entries, the last nadded of them new) over
+ * f's in place; see the header. 0 or -errno with err filled. */
+static int write_list(const struct frecd_bpf_filter *f, int map_fd,
+		      const struct frec_cgroup_filter *final, size_t nfinal, size_t nadded,
+		      char *err, size_t errlen)
+{
+	struct frec_cgroup_filter end = { 0 };
+	size_t i, at;
+	int ret;
+
+	/* First the new ones after the old list (when there is room), so
+	 * that for a moment the programs read both lists. */
+	if (nadded && f->ncgroups + nadded <= FREC_MAX_CGROUP_FILTER) {
+		at = f->ncgroups;
+		for (i = nfinal - nadded; i < nfinal; i++)
+			if ((ret = put(map_fd, at++, &final[i], err, errlen)))
+				return ret;
+		if ((ret = put(map_fd, at, &end, err, errlen)))
+			return ret;
+	}
+	for (i = 0; i < nfinal; i++)
+		if ((ret = put(map_fd, i, &final[i], err, errlen)))
+			return ret;
+	return put(map_fd, nfinal, &end, err, errlen);
+}
+
 int frecd_bpf_filter__set_cgroups(struct frecd_bpf_filter *f, int map_fd,
 				  const struct frec_cgroup_filter *cgroups, size_t n, char *err,
 				  size_t errlen)
 {
-	struct frec_cgroup_filter final[FREC_MAX_CGROUP_FILTER], end = { 0 };
-	size_t i, nfinal = 0, nadded = 0, at;
-	int ret;
+	struct frec_cgroup_filter final[FREC_MAX_CGROUP_FILTER];
+	size_t i, nfinal = 0, nadded = 0;
+	char gen_err[128];
+	int ret, gen_ret;
 
 	ret = frecd_bpf_filter__check_cgroups(n, err, errlen);
 	if (ret)
@@ -149,24 +200,19 @@ int frecd_bpf_filter__set_cgroups(struct frecd_bpf_filter *f, int map_fd,
 		    !has_cgroup(final, nfinal, cgroups[i].id))
 			final[nfinal + nadded++] = cgroups[i];
 	nfinal += nadded;
-	/* First the new ones after the old list (when there is room), so
-	 * that for a moment the programs read both lists. */
-	if (nadded && f->ncgroups + nadded <= FREC_MAX_CGROUP_FILTER) {
-		at = f->ncgroups;
-		for (i = nfinal - nadded; i < nfinal; i++)
-			if ((ret = put(map_fd, at++, &final[i], err, errlen)))
-				return ret;
-		if ((ret = put(map_fd, at, &end, err, errlen)))
-			return ret;
-	}
-	for (i = 0; i < nfinal; i++)
-		if ((ret = put(map_fd, i, &final[i], err, errlen)))
-			return ret;
-	if ((ret = put(map_fd, nfinal, &end, err, errlen)))
+	ret = write_list(f, map_fd, final, nfinal, nadded, err, errlen);
+	/* raised even after a failed write: the verdicts of the old list
+	 * must not outlive a list the programs now read partly changed */
+	gen_ret = raise_gen(map_fd, gen_err, sizeof(gen_err));
+	if (ret)
 		return ret;
+	if (gen_ret) {
+		snprintf(err, errlen, "%s", gen_err);
+		return gen_ret;
+	}
 	memcpy(f->cgroups, final, nfinal * sizeof(*final));
 	f->ncgroups = nfinal;
-	return raise_gen(map_fd, err, errlen);
+	return 0;
 }
 
 const struct frec_cgroup_filter *frecd_bpf_filter__cgroups(const struct frecd_bpf_filter *f,

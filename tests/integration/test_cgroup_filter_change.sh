@@ -3,10 +3,12 @@
 # change what the programs keep for a cgroup they have already judged: the
 # per-CPU memo of verdicts (bpf/filter_cgroup.bpf.h) must forget the old
 # list's. frecd starts with --cgroup a; a pingpong in a and one in b run on
-# CPU 0 (so that the same CPU's memo judges both cgroups before and after);
-# the reload makes it --cgroup b; a second pingpong in each runs on CPU 0.
-# Every switch-in of b's second pingpong is kept and none of a's, as
-# before the reload a's first were all kept and b's none.
+# CPU 0 (so that the same CPU's memo judges both cgroups before and after;
+# frecd itself runs elsewhere where there is room); the reload makes it
+# --cgroup b; a second pingpong in b, then one in a, run on CPU 0: b's
+# first, so that b's verdict from before is the newest in the memo. Every
+# switch-in of b's second pingpong is kept and none of a's, as before the
+# reload a's first were all kept and b's none.
 . "$FREC_TEST_LIB"
 . "$(dirname "$FREC_TEST_LIB")/sched_lib.sh"
 . "$(dirname "$FREC_TEST_LIB")/cgroup_lib.sh"
@@ -31,6 +33,7 @@ run() {
 
 mkdir snaps
 conf "output = $WORK/snaps" "window = 3600" "cgroup_hierarchy = v2" "cgroup = $cga"
+[ "$(nproc)" -ge 2 ] && FRECD_WRAP="taskset -c 1"
 start_frecd --config "$cf"
 run a1 "$cga"
 run b1 "$cgb"
@@ -38,8 +41,8 @@ conf "output = $WORK/snaps" "window = 3600" "cgroup_hierarchy = v2" "cgroup = $c
 kill -HUP "$FRECD_PID" || fail "frecd is not running"
 wait_for "$WORK/frecd.log" "frecd (info: reloaded |error: reload failed: )" "the reload"
 grep -q "frecd info: reloaded" "$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "the reload failed"; }
-run a2 "$cga"
 run b2 "$cgb"
+run a2 "$cga"
 snap=$(snapshot "$WORK/snaps")
 stop_frecd
 dump_json "$snap" dump.json

@@ -39,7 +39,13 @@ while [ $i -le $rounds ]; do
 	p=$!
 	wait "$p" || fail "round $i: pingpong failed"
 	grep -q '^done ' "out.$i" || fail "round $i: pingpong did not finish"
-	rmdir "$D" || fail "round $i: rmdir $D"
+	# an exited process may be listed for a moment: try a few times
+	k=0
+	until rmdir "$D" 2>/dev/null; do
+		k=$((k + 1))
+		[ $k -lt 50 ] || fail "round $i: rmdir $D: $(cat "$D/cgroup.procs" | tr '\n' ' ')"
+		sleep 0.1
+	done
 	i=$((i + 1))
 done
 snap=$(snapshot "$WORK/snaps")
