@@ -69,9 +69,9 @@ static __always_inline __u64 memo_id(struct cgroup_subsys_state *css, const bool
 	cg = RD(btf, css, cgroup);
 	if (!cg)
 		return 0;
-	if (m) {
+	if (m && serial) {	/* 0: never memoised, as in the filter's memo */
 		e = &m->e[serial & (CGROUP_MEMO_WAYS - 1)];
-		if (serial && e->serial == serial && e->cgroup == (__u64)cg)
+		if (e->serial == serial && e->cgroup == (__u64)cg)
 			return e->id;
 	}
 	id = btf ? cg->kn->id : BPF_CORE_READ(cg, kn, id);
