@@ -17,15 +17,28 @@ struct frecd_bpf_filter {
 	size_t npids;
 	struct frec_cgroup_filter cgroups[FREC_MAX_CGROUP_FILTER];	/* the array, as set */
 	size_t ncgroups;
+	/* A one-slot array of maps and the map it holds: writing the slot is
+	 * how grace_period() waits (-1: not made yet, -2: could not be). */
+	int gp_outer, gp_inner;
 };
 
 struct frecd_bpf_filter *frecd_bpf_filter__new(void)
 {
-	return calloc(1, sizeof(struct frecd_bpf_filter));
+	struct frecd_bpf_filter *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->gp_outer = f->gp_inner = -1;
+	return f;
 }
 
 void frecd_bpf_filter__free(struct frecd_bpf_filter *f)
 {
+	if (!f)
+		return;
+	if (f->gp_outer >= 0)
+		close(f->gp_outer);
+	if (f->gp_inner >= 0)
+		close(f->gp_inner);
 	free(f);
 }
 
@@ -106,17 +119,54 @@ static int put(int map_fd, size_t i, const struct frec_cgroup_filter *e, char *e
 	return 0;
 }
 
+/* The maps grace_period() writes, made at its first call: 0, or -errno
+ * (then it never tries again). */
+static int gp_maps(struct frecd_bpf_filter *f)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	int inner, outer;
+
+	if (f->gp_outer >= 0)
+		return 0;
+	if (f->gp_outer == -2)
+		return -EOPNOTSUPP;
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "frecd_gp_inner", 4, 4, 1, NULL);
+	if (inner < 0)
+		goto fail;
+	opts.inner_map_fd = inner;
+	outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "frecd_gp", 4, 4, 1, &opts);
+	if (outer < 0) {
+		close(inner);
+		goto fail;
+	}
+	f->gp_inner = inner;
+	f->gp_outer = outer;
+	return 0;
+fail:
+	f->gp_outer = -2;
+	return -errno;
+}
+
 /*
  * An RCU grace period: every BPF program run that began before it has
  * ended, and every run that begins after it sees what was written before
- * it. membarrier(MEMBARRIER_CMD_GLOBAL) waits for one (synchronize_rcu());
- * where it is refused (nohz_full CPUs), a pause far longer than any
+ * it. Writing a map into an array of maps from user space returns only
+ * once every non-sleepable program that could be running has finished
+ * (kernel/bpf/syscall.c, maybe_wait_bpf_programs(): synchronize_rcu(),
+ * since commit 1ae80cf31938, "bpf: wait for running BPF programs when
+ * updating map-in-map"), which is the guarantee wanted here, and holds
+ * with nohz_full CPUs too. Where those maps cannot be made,
+ * membarrier(MEMBARRIER_CMD_GLOBAL), which is synchronize_rcu() but refused
+ * with nohz_full; where that is refused too, a pause far longer than any
  * program's run stands in for it.
  */
-static void grace_period(void)
+static void grace_period(struct frecd_bpf_filter *f)
 {
 	struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
+	__u32 key = 0;
 
+	if (!gp_maps(f) && !bpf_map_update_elem(f->gp_outer, &key, &f->gp_inner, BPF_ANY))
+		return;
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
 		return;
 	nanosleep(&pause, NULL);
@@ -131,13 +181,13 @@ static void grace_period(void)
  * map holds, not from a count of ours: the map outlives a reload's objects
  * and this struct's resets, and a generation must never come back.
  */
-static int raise_gen(int map_fd, char *err, size_t errlen)
+static int raise_gen(struct frecd_bpf_filter *f, int map_fd, char *err, size_t errlen)
 {
 	struct frec_cgroup_filter g = { 0 };
 	__u32 key = FREC_CGROUP_FILTER_GEN;
 	int ret;
 
-	grace_period();
+	grace_period(f);
 	if (bpf_map_lookup_elem(map_fd, &key, &g))
 		goto err;
 	if (++g.id == 0)	/* 0 is "no list yet": never a generation */
@@ -203,7 +253,7 @@ int frecd_bpf_filter__set_cgroups(struct frecd_bpf_filter *f, int map_fd,
 	ret = write_list(f, map_fd, final, nfinal, nadded, err, errlen);
 	/* raised even after a failed write: the verdicts of the old list
 	 * must not outlive a list the programs now read partly changed */
-	gen_ret = raise_gen(map_fd, gen_err, sizeof(gen_err));
+	gen_ret = raise_gen(f, map_fd, gen_err, sizeof(gen_err));
 	if (ret)
 		return ret;
 	if (gen_ret) {
