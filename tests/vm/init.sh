@@ -1,7 +1,8 @@
 #!/bin/sh
 # /init of the test VM (busybox sh as PID 1, root file system = initramfs).
 # Mounts what frecd and the tests need, then for each argument (from the
-# kernel command line after "--"): "smoke" runs tests/vm/smoke.sh, "tp_btf"
+# kernel command line after "--"): "smoke" runs tests/vm/smoke.sh, "soak"
+# a short tests/soak/soak.sh --pid-wrap, "tp_btf"
 # or "raw_tp" runs the integration suite with frecd forced to that attach
 # path. Prints the one line the host looks for ("frec-vm: result N") and
 # powers off. Settings come from /etc/frec-vm.conf, written by
@@ -30,7 +31,7 @@ ip link set lo up
 
 # shellcheck source=/dev/null
 . /etc/frec-vm.conf
-export CI FREC_VM FREC_TEST_SCALE FREC_VM_KERNEL_RELEASE FREC_VM_TP_BTF_ARGS FREC_VM_RAW_TP_ARGS
+export CI FREC_VM FREC_TEST_SCALE FREC_VM_SOAK_SECONDS FREC_VM_KERNEL_RELEASE FREC_VM_TP_BTF_ARGS FREC_VM_RAW_TP_ARGS
 [ -n "$CI" ] || unset CI
 export OUTPUT=/frec/.output
 
@@ -72,6 +73,21 @@ watchdog=$!
 		# silently; each pass forces its path so that neither hides the other.
 		case $pass in
 		smoke) sh /frec/tests/vm/smoke.sh || rc=1; continue ;;
+		soak)
+			# pids wrapped through a lowered pid_max, every name checked
+			# (tests/soak/soak.sh --pid-wrap): this VM is its own machine.
+			# Every task is in the v2 root here, which frecd would warn
+			# about, and the soak fails on any warning: no hierarchy.
+			echo "frec-vm: pid-wrap soak, ${FREC_VM_SOAK_SECONDS}s"
+			# pid_max 2048: pids wrap every 10-20 s under emulation.
+			if SOAK_PID_MAX=2048 sh /frec/tests/soak/soak.sh -P -d "$FREC_VM_SOAK_SECONDS" -i 5 \
+				-w /tmp/frec-soak -- --cgroup-hierarchy none; then
+				echo "soak: 1 passed, 0 failed"
+			else
+				echo "soak: 0 passed, 1 failed"
+				rc=1
+			fi
+			continue ;;
 		tp_btf) export FREC_ATTACH=tp_btf FREC_FRECD_EXTRA_ARGS="$FREC_VM_TP_BTF_ARGS" ;;
 		raw_tp) export FREC_ATTACH=raw_tp FREC_FRECD_EXTRA_ARGS="$FREC_VM_RAW_TP_ARGS" ;;
 		*) unset FREC_ATTACH FREC_FRECD_EXTRA_ARGS ;;

@@ -12,7 +12,7 @@
 #    installed on the host) and keep vmlinuz under $OUTPUT/vm/kernel/. A
 #    cached kernel is used as it is: a second run downloads nothing.
 # 2. initramfs, one per kernel: busybox-static with its applet links,
-#    tests/integration, tests/vm/smoke.sh, frecd, frec, the test programs
+#    tests/integration, tests/vm/smoke.sh, tests/soak, frecd, frec, the test programs
 #    ($OUTPUT/tests minus the unit tests), the smoke BPF loader, the kernel's
 #    fuse module and every shared library they need (ldd, dynamic loader
 #    included), at the same paths under /frec as in the checkout;
@@ -20,8 +20,10 @@
 # 3. qemu-system-x86_64 boots one VM per kernel and pass (single-threaded TCG
 #    unless the CPU shows vmx/svm and /dev/kvm is usable), from a queue, as
 #    many at once as the host has CPUs. The first VM of each kernel runs
-#    smoke.sh first. Each guest runs the suite with frecd forced to its
-#    pass's attach path, prints the results on its serial console and powers
+#    smoke.sh first, then FREC_VM_SOAK_SECONDS (40; 0: none) of
+#    tests/soak/soak.sh --pid-wrap. Each guest runs the suite with frecd
+#    forced to its pass's attach path, prints the results on its serial
+#    console and powers
 #    off. Then every console, one line per VM and the totals.
 #    Exit status: 0 only when every kernel was had and every guest printed
 #    "frec-vm: result 0".
@@ -40,7 +42,8 @@
 # protoc.
 #
 # Host knobs (tests/vm/README): FREC_VM_KERNELS ("5.10 6.1 6.12"),
-# FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only), FREC_VM_TP_BTF_ARGS
+# FREC_VM_PASSES ("tp_btf raw_tp"; "none" = smoke only), FREC_VM_SOAK_SECONDS
+# (40; 0: no pid-wrap soak), FREC_VM_TP_BTF_ARGS
 # ("--attach tp_btf"), FREC_VM_RAW_TP_ARGS ("--attach raw_tp"),
 # FREC_VM_TIMEOUT (seconds per VM, 1500), FREC_VM_ACCEL (tcg|kvm, detected),
 # FREC_VM_JOBS (VMs at once, nproc), FREC_VM_MEM (2G per VM), FREC_VM_SMP
@@ -59,6 +62,9 @@ PASSES=${FREC_VM_PASSES-tp_btf raw_tp}
 TP_BTF_ARGS=${FREC_VM_TP_BTF_ARGS-"--attach tp_btf"}
 RAW_TP_ARGS=${FREC_VM_RAW_TP_ARGS-"--attach raw_tp"}
 TIMEOUT=${FREC_VM_TIMEOUT:-1500}
+# The pid-wrap soak's seconds in the first VM of each kernel (0: none).
+SOAK_SECONDS=${FREC_VM_SOAK_SECONDS-40}
+case $SOAK_SECONDS in ''|*[!0-9]*) echo "test-vm: FREC_VM_SOAK_SECONDS '$SOAK_SECONDS' is not a number of seconds" >&2; exit 2 ;; esac
 TESTS="$*"
 
 die() { echo "test-vm: $*" >&2; exit 1; }
@@ -274,6 +280,7 @@ cp -R "$top/tests/integration" "$root/frec/tests/"
 mkdir -p "$root/frec/tests/fuzz"
 cp -R "$top/tests/fuzz/corpus" "$root/frec/tests/fuzz/"
 cp "$here/smoke.sh" "$root/frec/tests/vm/"
+cp -R "$top/tests/soak" "$root/frec/tests/"
 for f in frecd frec; do
 	[ -f "$OUTPUT/$f" ] && cp "$OUTPUT/$f" "$root/frec/.output/"
 done
@@ -345,6 +352,7 @@ for k in $kernels; do
 		echo "FREC_VM_TP_BTF_ARGS='$TP_BTF_ARGS'"
 		echo "FREC_VM_RAW_TP_ARGS='$RAW_TP_ARGS'"
 		echo "FREC_VM_TESTS='$TESTS'"
+		echo "FREC_VM_SOAK_SECONDS=$SOAK_SECONDS"
 		# The guest reports its state before the host kills it (boot takes ~10 s).
 		echo "FREC_VM_WATCHDOG=$((TIMEOUT > 60 ? TIMEOUT - 30 : TIMEOUT / 2))"
 	} > "$conf"
@@ -390,6 +398,7 @@ nvm=0
 for k in $kernels; do
 	series=${k%%=*} kpkg=${k#*=}
 	first=smoke
+	[ "$SOAK_SECONDS" -eq 0 ] || first="smoke soak"
 	for pass in ${PASSES:-none}; do
 		nvm=$((nvm + 1))
 		args=$first
@@ -459,7 +468,7 @@ t_end=$(now)
 # One line per VM (its kernel, CPUs, pass, counts and time), then the totals
 # over every VM; a VM that never finished its suite counts as one more
 # failure, and so does a kernel that could not be had.
-counts() { # counts LOG KIND: "P F S" of the guest's KIND line (smoke|integration)
+counts() { # counts LOG KIND: "P F S" of the guest's KIND line (smoke|soak|integration)
 	awk -v kind="$2" '
 		match($0, "^" kind ": [0-9]+ passed, [0-9]+ failed") {
 			split(substr($0, RSTART, RLENGTH + 40), w, /[ ,]+/)
@@ -476,16 +485,20 @@ while [ $n -le $nvm ]; do
 	log=$VM/console-$n.log
 	qrc=$(cat "$VM/qemu-$n.rc" 2>/dev/null || echo 1)
 	result=$(sed -n 's/.*frec-vm: result \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+	set -- $(counts "$log" soak)
+	kp=$1 kf=$2
 	set -- $(counts "$log" smoke)
 	sp=$1 sf=$2 ss=$3
 	set -- $(counts "$log" integration)
-	tp=$((tp + sp + $1)) tf=$((tf + sf + $2)) ts=$((ts + ss + $3))
+	tp=$((tp + sp + kp + $1)) tf=$((tf + sf + kf + $2)) ts=$((ts + ss + $3))
 	t=$(cat "$VM/time-$n" 2>/dev/null || echo ?)
+	soak=""
+	[ "$kp$kf" = 00 ] || soak=", pid-wrap soak: $(sed -n 's/^soak: \([0-9]* passed, [0-9]* failed\).*/\1/p' "$log" | tail -n 1)"
 	if [ "$pass" = none ]; then
-		line="test-vm: kernel $krel, $smp CPUs, smoke: $sp passed, $sf failed, 0 skipped, ${t}s"
+		line="test-vm: kernel $krel, $smp CPUs, smoke: $sp passed, $sf failed, 0 skipped$soak, ${t}s"
 	else
 		smoke=""
-		[ "$sp$sf" = 00 ] || smoke=" (smoke: $sp passed, $sf failed)"
+		[ "$sp$sf" = 00 ] && [ -z "$soak" ] || smoke=" (smoke: $sp passed, $sf failed$soak)"
 		line="test-vm: kernel $krel, $smp CPUs, $pass: $1 passed, $2 failed, $3 skipped, ${t}s$smoke"
 	fi
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
