@@ -13,7 +13,7 @@
 
 /* The newest format version this library reads. A file says the lowest
  * version that reads it: 2 when its blocks are stored, 3 with zstd ones. */
-#define FREC_FORMAT_VERSION	3
+#define FREC_FORMAT_VERSION	4
 #define FREC_MAX_CPUS		1024
 
 /* How the recorder was set up; stored in the header, printed by frec info. */

@@ -20,6 +20,9 @@
 /* The version a file says: the lowest that reads it. */
 #define FORMAT_VERSION_STORED	2		/* stored (or deflated) blocks */
 #define FORMAT_VERSION_ZSTD	3		/* zstd blocks among them */
+/* Version 4, all the writer makes now: a thread's tgid is coded as its
+ * difference from the tid, and section 3's thread indices as gaps. */
+#define FORMAT_VERSION_TABLES	4
 
 /* Block header: magic, u32 flags, u32 payload_len (bytes that follow the
  * header), u32 raw_len (payload bytes once uncompressed), u32 events_len (of

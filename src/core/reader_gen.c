@@ -198,18 +198,27 @@ static int section_thread_cgroups(struct frec_gen *g, const uint8_t *p, const ui
 				  uint32_t nthreads)
 {
 	uint32_t n, idx, next = 0;
-	uint64_t id;
+	uint64_t id, prev = 0, v;
 
 	V32(n);
 	if (n > nthreads || n > (size_t)(end - p) / THREAD_CGROUP_MIN_BYTES)
 		return -EBADMSG;
 	while (n--) {
 		V32(idx);
-		V64(id);
+		V64(v);
+		id = v;
+		/* version 4: gaps and zigzag differences (seal.c) */
+		if (g->version >= FORMAT_VERSION_TABLES) {
+			if (idx > UINT32_MAX - next)
+				return -EBADMSG;
+			idx += next;
+			id = prev + (uint64_t)unzigzag(v);
+		}
 		if (idx < next || idx >= nthreads || !id)
 			return -EBADMSG;
 		g->threads[idx].cgroup = id;
 		next = idx + 1;
+		prev = id;
 	}
 	return p == end ? 0 : -EBADMSG;
 }
@@ -292,7 +301,21 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 			return -ENOMEM;
 		t = &g->threads[i];
 		V32(t->tid);
-		V32(t->tgid);
+		if (g->version >= FORMAT_VERSION_TABLES) {
+			/* version 4: zigzag(tid - tgid) (seal.c) */
+			uint64_t d;
+			int64_t tgid;
+
+			V64(d);
+			if (d > (1ull << 33))	/* |tid - tgid| < 2^32 */
+				return -EBADMSG;
+			tgid = (int64_t)t->tid - unzigzag(d);
+			if (tgid < 0 || tgid > UINT32_MAX)
+				return -EBADMSG;
+			t->tgid = (uint32_t)tgid;
+		} else {
+			V32(t->tgid);
+		}
 		STR(s);
 		set_comm(t, s);
 		t->cgroup = 0;		/* section 3 tells, if present */

@@ -258,17 +258,25 @@ static void put_cgroups(struct sink *s, uint64_t len)
 }
 
 /* Section 3: the threads whose cgroup their first mention knew, in index
- * order. Its length, and *k its entries. */
+ * order, each index as its gap after the one before (the first: after -1)
+ * and each cgroup as its zigzag difference from the one before (the
+ * first: from 0), so that a run of threads in one cgroup costs a byte
+ * each. Its length, and *k its entries. */
 static uint64_t thread_cgroups_len(const struct open_gen *g, uint32_t *k)
 {
-	uint64_t len = 0;
+	uint64_t len = 0, prev_cg = 0;
+	uint32_t next = 0;
 
 	*k = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
-		if (!g->threads[i].cgroup)
+		uint64_t cg = g->threads[i].cgroup;
+
+		if (!cg)
 			continue;
 		(*k)++;
-		len += varint_len(i) + varint_len(g->threads[i].cgroup);
+		len += varint_len(i - next) + varint_len(zigzag((int64_t)(cg - prev_cg)));
+		next = i + 1;
+		prev_cg = cg;
 	}
 	return len + varint_len(*k);
 }
@@ -276,15 +284,21 @@ static uint64_t thread_cgroups_len(const struct open_gen *g, uint32_t *k)
 static void put_thread_cgroups(struct sink *s, uint64_t len, uint32_t k)
 {
 	const struct open_gen *g = &s->r->g;
+	uint64_t prev_cg = 0;
+	uint32_t next = 0;
 
 	put_v(s, SECTION_THREAD_CGROUPS);
 	put_v(s, len);
 	put_v(s, k);
 	for (uint32_t i = 0; i < g->nthreads; i++) {
-		if (!g->threads[i].cgroup)
+		uint64_t cg = g->threads[i].cgroup;
+
+		if (!cg)
 			continue;
-		put_v(s, i);
-		put_v(s, g->threads[i].cgroup);
+		put_v(s, i - next);
+		put_v(s, zigzag((int64_t)(cg - prev_cg)));
+		next = i + 1;
+		prev_cg = cg;
 	}
 }
 
@@ -453,7 +467,9 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 		const struct gen_thread *t = &g->threads[i];
 
 		put_v(s, t->tid);
-		put_v(s, t->tgid);
+		/* a main thread's is 0, another thread's small: a byte,
+		 * where a tgid of a machine with pid_max at 4 M takes 4 */
+		put_v(s, zigzag((int64_t)t->tid - (int64_t)t->tgid));
 		put_s(s, t->comm, strnlen(t->comm, FREC_COMM_LEN - 1));
 	}
 	for (uint32_t i = 0; i < nprocs; i++) {

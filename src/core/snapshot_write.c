@@ -163,11 +163,9 @@ static void zwriter_free(struct zwriter *z)
  * The header goes in last, once the frame's length and CRC are known. A
  * block zstd does not shrink, or shrinks past what a reader accepts
  * (BLOCK_MAX_RATIO), is written stored instead, as it is in memory, and so
- * is a block that is not stored to begin with. *zstd: set when the block
- * went out as zstd.
+ * is a block that is not stored to begin with.
  */
-static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, uint32_t n,
-			  bool *zstd)
+static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, uint32_t n)
 {
 	const uint8_t *bh = iov[0].iov_base;
 	uint32_t raw, crc = 0;
@@ -215,7 +213,6 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 	put_le32(h + BLOCK_OFF_PAYLOAD, (uint32_t)plen);
 	put_le32(h + BLOCK_OFF_PCRC, crc);
 	put_le32(h + BLOCK_OFF_HCRC, (uint32_t)crc32(0, h, BLOCK_OFF_HCRC));
-	*zstd = true;
 	return write_all_at(fd, h, BLOCK_HDR_LEN, start);
 }
 
@@ -230,7 +227,7 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 {
 	uint8_t head[FILE_PREFIX_LEN + HEADER_MAX_BYTES + 4];
 	struct zwriter z = { 0 };
-	bool zstd = false, any_zstd = false;
+	bool zstd = false;
 	int hlen;
 	char tmp[NAME_MAX + 1];
 	struct stat st;
@@ -265,9 +262,9 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 		zwriter_free(&z);
 		return err;
 	}
-	/* The lowest version that reads the file: 3 once a block is zstd,
-	 * which the header says again below when none was. */
-	hlen = header_build(hdr, zstd ? FORMAT_VERSION_ZSTD : FORMAT_VERSION_STORED, head);
+	/* The lowest version that reads the file: the recorder's blocks are
+	 * version 4's (format.h), zstd or not. */
+	hlen = header_build(hdr, FORMAT_VERSION_TABLES, head);
 	err = hlen < 0 ? hlen : write_all_at(fd, head, (size_t)hlen, -1);
 	/* Generation by generation, oldest first, telling the recorder after
 	 * each: the kernel has copied those chunks, so the recorder may reuse
@@ -276,15 +273,11 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 		const struct iovec *iov = pin->iov + pin->gen_iov[i];
 		uint32_t n = pin->gen_iov[i + 1] - pin->gen_iov[i];
 
-		err = zstd ? write_gen_zstd(fd, &z, iov, n, &any_zstd) : writev_all(fd, iov, n);
+		err = zstd ? write_gen_zstd(fd, &z, iov, n) : writev_all(fd, iov, n);
 		if (!err)	/* the pin is the recorder's, not const: see recorder_int.h */
 			__atomic_store_n((uint32_t *)&pin->written, i + 1, __ATOMIC_RELEASE);
 	}
 	zwriter_free(&z);
-	if (!err && zstd && !any_zstd) {
-		hlen = header_build(hdr, FORMAT_VERSION_STORED, head);
-		err = hlen < 0 ? hlen : write_all_at(fd, head, (size_t)hlen, 0);
-	}
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -28,6 +28,12 @@ reload() {
 status() {
 	"$FREC" status --socket "$FRECD_SOCKET" > status.out || fail "frec status failed"
 }
+# first_block_flags FILE: the flags of the file's first block (0 stored,
+# 2 zstd: docs/FORMAT.md), after the header's 16 + B + 4 bytes
+first_block_flags() {
+	b=$(od -An -tu4 -j12 -N4 "$1" | tr -d ' ')
+	od -An -tu4 -j$((16 + b + 4 + 8)) -N4 "$1" | tr -d ' '
+}
 # status_until WHAT LINE: frec status until it shows LINE (frecd drains the
 # ring every 50 ms: a count may lag the workload that just ended)
 status_until() {
@@ -72,11 +78,12 @@ assert_eq "new probe, no hits yet" "  probe 1     $nofp (uprobe), 0 hits" "$(gre
 start_target tgt2 "$n" 0 7 3
 run_target tgt2
 snap=$("$FREC" snapshot --socket "$FRECD_SOCKET") || fail "frec snapshot failed"
-# compress = zstd: zstd blocks, format 3 (the window's events shrink)
+# compress = zstd: zstd blocks (the window's events shrink)
 status
 assert_eq "status after compress = zstd" "compress      zstd" "$(grep '^compress' status.out)"
 "$FREC" info "$snap" > info.out || fail "frec info failed"
-assert_eq "format of a zstd snapshot" "format:       3" "$(grep '^format:' info.out)"
+assert_eq "format of a zstd snapshot" "format:       4" "$(grep '^format:' info.out)"
+assert_eq "first block of the zstd snapshot" 2 "$(first_block_flags "$snap")"
 dump_json "$snap" dump.json
 # from before the reload: tgt1's exec and its fp calls, under fp's name
 assert_eq "tgt1's exec, from before the reload" 1 "$(jcount dump.json type=sched_process_exec pid="$tgt1_pid")"
@@ -143,9 +150,10 @@ case $snap2 in
 "$WORK/snaps2/"*.frec) ;;
 *) fail "the snapshot after the output change went to $snap2" ;;
 esac
-# the file no longer says compress: stored again (the default), format 2
+# the file no longer says compress: stored again (the default)
 "$FREC" info "$snap2" > info2.out || fail "frec info failed"
-assert_eq "format of a stored snapshot" "format:       2" "$(grep '^format:' info2.out)"
+assert_eq "format of a stored snapshot" "format:       4" "$(grep '^format:' info2.out)"
+assert_eq "first block of the stored snapshot" 0 "$(first_block_flags "$snap2")"
 dump_json "$snap2" dump2.json
 assert_eq "tgt1's exec still there" 1 "$(jcount dump2.json type=sched_process_exec pid="$tgt1_pid")"
 assert_eq "tgt4's exec, filtered out" 0 "$(jcount dump2.json type=sched_process_exec pid="$tgt4_pid")"

@@ -396,6 +396,7 @@ struct hand {
 	uint8_t ev[64], sec[256];
 	size_t nev, evlen, seclen;
 	unsigned nsec;
+	uint64_t tgid_code8;	/* not 0: thread 1's tgid field as written */
 };
 
 /* A file of one block: 2 CPUs, threads 0 (tid 7) and 1 (tid 8), h's
@@ -434,7 +435,8 @@ static void hand_write(const char *dir, const struct hand *h)
 	p = put_varint(p, 0);
 	for (unsigned i = 7; i <= 8; i++) {
 		p = put_varint(p, i);
-		p = put_varint(p, 7);
+		/* tgid 7, version 4 */
+		p = put_varint(p, i == 8 && h->tgid_code8 ? h->tgid_code8 : zigzag((int64_t)i - 7));
 		*p++ = 1;
 		*p++ = 't';
 		*p++ = 0;
@@ -480,15 +482,21 @@ static void hand_cgroups(struct hand *h, __u64 a, __u64 b)
 	hand_section(h, SECTION_CGROUPS, body, (size_t)(p - body));
 }
 
-/* Section 3 with k entries (thread index, id) */
+/* Section 3 with k entries (thread index, id), coded as version 4 codes
+ * them: the index as its gap after the one before (an index before it
+ * wraps to a gap past any table), the id as its zigzag difference. */
 static void hand_threads(struct hand *h, __u32 k, const __u32 *idx, const __u64 *id, __u32 n)
 {
 	uint8_t body[64], *p = body;
+	__u32 next = 0;
+	__u64 prev = 0;
 
 	p = put_varint(p, k);
 	for (__u32 i = 0; i < n; i++) {
-		p = put_varint(p, idx[i]);
-		p = put_varint(p, id[i]);
+		p = put_varint(p, (__u32)(idx[i] - next));
+		p = put_varint(p, zigzag((int64_t)(id[i] - prev)));
+		next = idx[i] + 1;
+		prev = id[i];
 	}
 	hand_section(h, SECTION_THREAD_CGROUPS, body, (size_t)(p - body));
 }
@@ -606,8 +614,9 @@ static void test_reader_rules(void **state)
 	memset(&h, 0, sizeof(h));
 	hand_cgroups(&h, 0, 5);
 	assert_true(hand_damaged(dir, &h));
-	/* section 3: an index out of order or past nthreads, a zero id,
-	 * more entries than threads */
+	/* section 3: an index out of order (in version 4, a gap that takes
+	 * the index past 2^32 - 1) or past nthreads, a zero id, more entries
+	 * than threads */
 	memset(&h, 0, sizeof(h));
 	hand_threads(&h, 2, i10, c59, 2);
 	assert_true(hand_damaged(dir, &h));
@@ -619,6 +628,20 @@ static void test_reader_rules(void **state)
 	assert_true(hand_damaged(dir, &h));
 	memset(&h, 0, sizeof(h));
 	hand_threads(&h, 3, i01, c59, 2);
+	assert_true(hand_damaged(dir, &h));
+
+	/* version 4's tgid, zigzag(tid - tgid): read back; then one below 0,
+	 * one past 2^32 - 1, and a code past 2^33 */
+	memset(&h, 0, sizeof(h));
+	h.tgid_code8 = zigzag(8 - 3);
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	assert_int_equal(frec_gen__thread(g, 8)->tgid, 3);
+	frec_reader__free(r);
+	h.tgid_code8 = zigzag(8 - -1);
+	assert_true(hand_damaged(dir, &h));
+	h.tgid_code8 = zigzag(8 - (int64_t)UINT32_MAX - 1);
+	assert_true(hand_damaged(dir, &h));
+	h.tgid_code8 = (1ull << 33) + 1;
 	assert_true(hand_damaged(dir, &h));
 
 	/* xtype 18: id 0, no thread (N), or the running thread implied */

@@ -4,7 +4,7 @@
  * of a window, and what the reader refuses. The reader's damage tests
  * (test_reader.c) and the encoding round trips (test_encode.c) also run
  * on zstd files; these are the cases only zstd has: its window bound, its
- * frame that must match the block's lengths exactly, and format 3.
+ * frame that must match the block's lengths exactly, and the format version that allows it (3 on).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,8 +230,9 @@ static void test_big_generation(void **state)
 
 	bs = slurp_file(ps, &ns);
 	bz = slurp_file(pz, &nz);
-	assert_int_equal(get_le32(bs + 8), FORMAT_VERSION_STORED);
-	assert_int_equal(get_le32(bz + 8), FORMAT_VERSION_ZSTD);
+	/* version 4, the writer's, zstd blocks or not */
+	assert_int_equal(get_le32(bs + 8), FORMAT_VERSION_TABLES);
+	assert_int_equal(get_le32(bz + 8), FORMAT_VERSION_TABLES);
 	assert_int_equal(get_le32(bs + header_len(bs) + BLOCK_OFF_FLAGS), BLOCK_COMP_NONE);
 	assert_int_equal(get_le32(bz + header_len(bz) + BLOCK_OFF_FLAGS), BLOCK_COMP_ZSTD);
 	assert_true(get_le32(bs + header_len(bs) + BLOCK_OFF_RAW) > (1u << 20));
@@ -324,7 +325,7 @@ static void test_frame_must_match(void **state)
 
 	/* well-formed: both generations */
 	blk = zstd_block(first, 0, 0, NULL, 0, &blen);
-	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
 	res = read_path(out);
 	assert_int_equal(res.gens, 2);
 	assert_int_equal(res.damaged, 0);
@@ -339,7 +340,7 @@ static void test_frame_must_match(void **state)
 	/* R one more, or one less, than the frame makes */
 	for (int d = -1; d <= 1; d += 2) {
 		blk = zstd_block(first, (size_t)d, 0, NULL, 0, &blen);
-		compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+		compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
 		res = read_path(out);
 		assert_int_equal(res.gens, 1);
 		assert_int_equal(res.damaged, 1);
@@ -348,7 +349,7 @@ static void test_frame_must_match(void **state)
 	/* bytes after the frame: a byte, and the start of a second frame */
 	for (size_t k = 1; k <= sizeof(junk); k += sizeof(junk) - 1) {
 		blk = zstd_block(first, 0, 0, junk, k, &blen);
-		compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+		compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
 		res = read_path(out);
 		assert_int_equal(res.gens, 1);
 		assert_int_equal(res.damaged, 1);
@@ -358,7 +359,7 @@ static void test_frame_must_match(void **state)
 	no_content_size = true;
 	blk = zstd_block(first, 0, 0, NULL, 0, &blen);
 	no_content_size = false;
-	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
 	res = read_path(out);
 	assert_int_equal(res.gens, 1);
 	assert_int_equal(res.damaged, 1);
@@ -379,7 +380,7 @@ static void test_frame_must_match(void **state)
 		put_le32(blk + BLOCK_OFF_PCRC,
 			 (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)(blen - BLOCK_HDR_LEN)));
 		put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
-		compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, second);
+		compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
 		res = read_path(out);
 		assert_int_equal(res.gens, 1);
 		assert_int_equal(res.damaged, 1);
@@ -391,7 +392,7 @@ static void test_frame_must_match(void **state)
 	put_le32(blk + BLOCK_OFF_PCRC,
 		 (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)(blen - BLOCK_HDR_LEN - 3)));
 	put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
-	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen - 3, second);
+	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen - 3, second);
 	res = read_path(out);
 	assert_int_equal(res.gens, 1);
 	assert_int_equal(res.damaged, 1);
@@ -425,14 +426,14 @@ static double window_cases(struct frec_recorder *rec, __u64 end, const char *dir
 	assert_true(raw > (1u << 20));
 
 	blk = zstd_block(file + header_len(file), 0, BLOCK_ZSTD_WINDOW_LOG, NULL, 0, &blen);
-	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, flen);
+	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, flen);
 	res = read_path(out);
 	assert_int_equal(res.gens, 1);
 	assert_int_equal(res.damaged, 0);
 	free(blk);
 	/* 2 MiB, which for this size is one segment: the whole content */
 	blk = zstd_block(file + header_len(file), 0, BLOCK_ZSTD_WINDOW_LOG + 1, NULL, 0, &blen);
-	compose(out, file, flen, FORMAT_VERSION_ZSTD, blk, blen, flen);
+	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, flen);
 	res = read_path(out);
 	assert_int_equal(res.gens, 0);
 	assert_int_equal(res.damaged, 1);
@@ -464,8 +465,8 @@ static void test_window_bound(void **state)
 
 /*
  * A window zstd cannot shrink (a generation of little but random file
- * names): its block is stored, and the file says format 2, which readers
- * before zstd read, as a file written with --compress none does.
+ * names): its block is stored, and the file says format 4, as a file
+ * written with --compress none does.
  */
 static void test_nothing_shrinks(void **state)
 {
@@ -480,7 +481,7 @@ static void test_nothing_shrinks(void **state)
 	assert_int_equal(write_pin(rec, dir, "z.frec", FREC_COMPRESS_ZSTD), 0);
 	snprintf(path, sizeof(path), "%s/z.frec", dir);
 	b = slurp_file(path, &len);
-	assert_int_equal(get_le32(b + 8), FORMAT_VERSION_STORED);
+	assert_int_equal(get_le32(b + 8), FORMAT_VERSION_TABLES);
 	assert_int_equal(get_le32(b + header_len(b) + BLOCK_OFF_FLAGS), BLOCK_COMP_NONE);
 	assert_int_equal(read_path(path).gens, 1);
 	assert_int_equal(read_path(path).damaged, 0);
