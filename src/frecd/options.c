@@ -864,7 +864,7 @@ void frecd_options__usage(FILE *out)
 "                       (default 1G). The newest snapshot is always kept,\n"
 "                       and only files named like frecd's snapshots are removed\n"
 "      --compress zstd|none  snapshot files: none (default), blocks as\n"
-"                       recorded, written fastest (snapshot format 2); zstd,\n"
+"                       recorded, written fastest; zstd,\n"
 "                       a fifth to three quarters smaller, compressed by the\n"
 "                       thread that writes them, several times slower\n"
 "      --socket PATH    control socket for frec snapshot and frec status\n"
