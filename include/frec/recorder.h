@@ -322,7 +322,7 @@ int frec_snapshot__write(int dirfd, const char *name, const struct frec_header *
 
 enum frec_compress {
 	FREC_COMPRESS_NONE = 0,		/* blocks stored as the recorder holds them */
-	FREC_COMPRESS_ZSTD = 1,		/* each block one zstd frame (format 3) */
+	FREC_COMPRESS_ZSTD = 1,		/* each block one zstd frame */
 };
 
 struct frec_snapshot_opts {

@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include "event.h"
 
-/* The newest format version this library reads. A file says the lowest
- * version that reads it: 2 when its blocks are stored, 3 with zstd ones. */
+/* The newest format version this library reads, and the one it writes. A
+ * file says the lowest version that reads it: 4 as written now; 2 (stored
+ * blocks) or 3 (zstd ones among them) from writers before version 4. */
 #define FREC_FORMAT_VERSION	4
 #define FREC_MAX_CPUS		1024
 

@@ -260,7 +260,7 @@ static void put_cgroups(struct sink *s, uint64_t len)
 /* Section 3: the threads whose cgroup their first mention knew, in index
  * order, each index as its gap after the one before (the first: after -1)
  * and each cgroup as its zigzag difference from the one before (the
- * first: from 0), so that a run of threads in one cgroup costs a byte
+ * first: from 0), so that a run of threads in one cgroup costs two bytes
  * each. Its length, and *k its entries. */
 static uint64_t thread_cgroups_len(const struct open_gen *g, uint32_t *k)
 {

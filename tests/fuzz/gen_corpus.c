@@ -653,7 +653,7 @@ static size_t hostile_stacks_block(uint8_t **out, size_t raw_len, unsigned kind)
 	p = put_varint(p, 0);
 	p = put_varint(p, 0);
 	p = put_varint(p, 7);			/* tid 7, tgid 7, "t" */
-	p = put_varint(p, 7);
+	p = put_varint(p, 0);			/* version 4: zigzag(tid - tgid) */
 	*p++ = 1;
 	*p++ = 't';
 	*p++ = 0;
@@ -831,7 +831,7 @@ static size_t hostile_cgroups_block(uint8_t **out, size_t raw_len, unsigned sec)
 	p = put_varint(p, 0);
 	p = put_varint(p, 0);
 	p = put_varint(p, 7);			/* tid 7, tgid 7, "t" */
-	p = put_varint(p, 7);
+	p = put_varint(p, 0);			/* version 4: zigzag(tid - tgid) */
 	*p++ = 1;
 	*p++ = 't';
 	*p++ = 0;

@@ -36,8 +36,10 @@
 # run, so that pids wrap every second or so, and set back on every exit
 # (the script says so); $SOAK_CHURN_ARGS adds pidchurn options (-j
 # forkers, -c children each, -x how often one execs). That is the whole
-# machine's pid_max: run it in a VM, not on a shared host (tests/vm does
-# not boot the soak; run it by hand in a VM of your own). Every snapshot is kept, and at the end each is
+# machine's pid_max: run it in a VM, not on a shared host (`make test-vm`
+# runs 40 s of it in the first VM of each kernel: FREC_VM_SOAK_SECONDS).
+# A run in which no pid wrapped fails: it checked nothing about reuse.
+# Every snapshot is kept, and at the end each is
 # decoded with `frec dump` and checked by check_names.awk: every event that
 # names a churned thread must name it as the child that had its pid then
 # (or its parent, before its first rename); any wrong or stale name fails

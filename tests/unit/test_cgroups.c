@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <cmocka.h>
+#include <zlib.h>
 #include "synth.h"
 #include "core/format.h"
 #include "core/varint.h"
@@ -397,7 +398,14 @@ struct hand {
 	size_t nev, evlen, seclen;
 	unsigned nsec;
 	uint64_t tgid_code8;	/* not 0: thread 1's tgid field as written */
+	uint32_t version;	/* the file's; 0: the writer's (version 4) */
 };
+
+/* Section 3 and the thread table as the file's version codes them. */
+static bool hand_v4(const struct hand *h)
+{
+	return !h->version || h->version >= FORMAT_VERSION_TABLES;
+}
 
 /* A file of one block: 2 CPUs, threads 0 (tid 7) and 1 (tid 8), h's
  * events and sections; the header is the known snapshot's. */
@@ -435,8 +443,11 @@ static void hand_write(const char *dir, const struct hand *h)
 	p = put_varint(p, 0);
 	for (unsigned i = 7; i <= 8; i++) {
 		p = put_varint(p, i);
-		/* tgid 7, version 4 */
-		p = put_varint(p, i == 8 && h->tgid_code8 ? h->tgid_code8 : zigzag((int64_t)i - 7));
+		/* tgid 7 (version 4: zigzag(tid - tgid)) */
+		if (i == 8 && h->tgid_code8)
+			p = put_varint(p, h->tgid_code8);
+		else
+			p = put_varint(p, hand_v4(h) ? zigzag((int64_t)i - 7) : 7);
 		*p++ = 1;
 		*p++ = 't';
 		*p++ = 0;
@@ -449,6 +460,16 @@ static void hand_write(const char *dir, const struct hand *h)
 	snprintf(path, sizeof(path), "%s/h.frec", dir);
 	f = fopen(path, "wb");
 	assert_non_null(f);
+	if (h->version) {	/* the header's version, and its CRC again */
+		uint32_t b = (uint32_t)known[12] | (uint32_t)known[13] << 8 |
+			     (uint32_t)known[14] << 16 | (uint32_t)known[15] << 24;
+		uLong crc;
+
+		known[8] = (unsigned char)h->version;
+		crc = crc32(0, known + 8, FILE_PREFIX_LEN - 8 + b);
+		for (int k = 0; k < 4; k++)
+			known[FILE_PREFIX_LEN + b + k] = (unsigned char)(crc >> (8 * k));
+	}
 	assert_int_equal(fwrite(known, 1, hdr, f), hdr);
 	assert_int_equal(fwrite(blk, 1, blen, f), blen);
 	fclose(f);
@@ -482,9 +503,10 @@ static void hand_cgroups(struct hand *h, __u64 a, __u64 b)
 	hand_section(h, SECTION_CGROUPS, body, (size_t)(p - body));
 }
 
-/* Section 3 with k entries (thread index, id), coded as version 4 codes
- * them: the index as its gap after the one before (an index before it
- * wraps to a gap past any table), the id as its zigzag difference. */
+/* Section 3 with k entries (thread index, id), as h's version codes them:
+ * before 4, as they are; in 4, the index as its gap after the one before
+ * (an index before it wraps to a gap past any table), the id as its
+ * zigzag difference. */
 static void hand_threads(struct hand *h, __u32 k, const __u32 *idx, const __u64 *id, __u32 n)
 {
 	uint8_t body[64], *p = body;
@@ -493,8 +515,8 @@ static void hand_threads(struct hand *h, __u32 k, const __u32 *idx, const __u64 
 
 	p = put_varint(p, k);
 	for (__u32 i = 0; i < n; i++) {
-		p = put_varint(p, (__u32)(idx[i] - next));
-		p = put_varint(p, zigzag((int64_t)(id[i] - prev)));
+		p = put_varint(p, hand_v4(h) ? (__u32)(idx[i] - next) : idx[i]);
+		p = put_varint(p, hand_v4(h) ? zigzag((int64_t)(id[i] - prev)) : id[i]);
 		next = idx[i] + 1;
 		prev = id[i];
 	}
@@ -562,8 +584,9 @@ static int hand_damaged(const char *dir, const struct hand *h)
 	return hand_open_damaged(dir);
 }
 
-/* Sections 2 and 3 as FORMAT.md has them, and what damages a block. */
-static void test_reader_rules(void **state)
+/* Sections 2 and 3 as FORMAT.md has them, and what damages a block, in a
+ * file of version (0: the writer's, 4). */
+static void reader_rules(uint32_t version)
 {
 	static const __u32 i01[2] = { 0, 1 }, i10[2] = { 1, 0 }, i02[2] = { 0, 2 };
 	static const __u64 c59[2] = { 5, 9 }, c50[2] = { 5, 0 };
@@ -576,6 +599,7 @@ static void test_reader_rules(void **state)
 	assert_int_equal(synth_tmpdir(dir), 0);
 	/* well-formed: both sections, then a move of thread 1 to 5 */
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_cgroups(&h, 5, 9);
 	hand_threads(&h, 2, i01, c59, 2);
 	hand_move(&h, INFO_T, 5);
@@ -594,6 +618,7 @@ static void test_reader_rules(void **state)
 
 	/* an id of section 3 or of a move that section 2 lacks: by id only */
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_threads(&h, 1, i01 + 1, c59 + 1, 1);
 	hand_move(&h, INFO_T, 77);
 	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
@@ -606,56 +631,80 @@ static void test_reader_rules(void **state)
 
 	/* section 2: ids out of order, a zero id */
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_cgroups(&h, 9, 5);
 	assert_true(hand_damaged(dir, &h));
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_cgroups(&h, 5, 5);
 	assert_true(hand_damaged(dir, &h));
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_cgroups(&h, 0, 5);
 	assert_true(hand_damaged(dir, &h));
 	/* section 3: an index out of order (in version 4, a gap that takes
 	 * the index past 2^32 - 1) or past nthreads, a zero id, more entries
 	 * than threads */
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_threads(&h, 2, i10, c59, 2);
 	assert_true(hand_damaged(dir, &h));
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_threads(&h, 2, i02, c59, 2);
 	assert_true(hand_damaged(dir, &h));
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_threads(&h, 2, i01, c50, 2);
 	assert_true(hand_damaged(dir, &h));
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_threads(&h, 3, i01, c59, 2);
 	assert_true(hand_damaged(dir, &h));
 
 	/* version 4's tgid, zigzag(tid - tgid): read back; then one below 0,
 	 * one past 2^32 - 1, and a code past 2^33 */
-	memset(&h, 0, sizeof(h));
-	h.tgid_code8 = zigzag(8 - 3);
-	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
-	assert_int_equal(frec_gen__thread(g, 8)->tgid, 3);
-	frec_reader__free(r);
-	h.tgid_code8 = zigzag(8 - -1);
-	assert_true(hand_damaged(dir, &h));
-	h.tgid_code8 = zigzag(8 - (int64_t)UINT32_MAX - 1);
-	assert_true(hand_damaged(dir, &h));
-	h.tgid_code8 = (1ull << 33) + 1;
-	assert_true(hand_damaged(dir, &h));
+	if (!version) {
+		memset(&h, 0, sizeof(h));
+		h.tgid_code8 = zigzag(8 - 3);
+		assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+		assert_int_equal(frec_gen__thread(g, 8)->tgid, 3);
+		frec_reader__free(r);
+		h.tgid_code8 = zigzag(8 - -1);
+		assert_true(hand_damaged(dir, &h));
+		h.tgid_code8 = zigzag(8 - (int64_t)UINT32_MAX - 1);
+		assert_true(hand_damaged(dir, &h));
+		h.tgid_code8 = (1ull << 33) + 1;
+		assert_true(hand_damaged(dir, &h));
+	}
 
 	/* xtype 18: id 0, no thread (N), or the running thread implied */
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_move(&h, INFO_T, 0);
 	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
 	assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
 	frec_reader__free(r);
 	memset(&h, 0, sizeof(h));
+	h.version = version;
 	hand_move(&h, EXT_NOTHREAD | INFO_T, 5);
 	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
 	assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
 	frec_reader__free(r);
 	synth_rmdir(dir);
+}
+
+static void test_reader_rules(void **state)
+{
+	(void)state;
+	reader_rules(0);
+}
+
+/* The same rules in a version 3 file, whose tables are coded as they are. */
+static void test_reader_rules_v3(void **state)
+{
+	(void)state;
+	reader_rules(FORMAT_VERSION_ZSTD);
 }
 
 /* A k that claims far more entries than the section's bytes: damaged,
@@ -752,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_no_alloc),
 		cmocka_unit_test(test_reader_rules),
+		cmocka_unit_test(test_reader_rules_v3),
 		cmocka_unit_test(test_reader_huge_k),
 		cmocka_unit_test(test_header_fields),
 	};

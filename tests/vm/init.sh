@@ -47,6 +47,8 @@ dump_state() {
 		echo "== pid ${p#/proc/} $(awk '/^State:/ { print $2 $3 }' "$p/status") $cmd"
 		sed 's/^/   /' "$p/stack" 2>/dev/null | head -n 12
 	done
+	# A soak still running: its frecd's log.
+	tail -n 15 /tmp/frec-soak/frecd.log 2>/dev/null | sed 's/^/   soak frecd.log: /'
 	# The newest test directory is the running test's.
 	d=$(ls -dt /tmp/frec-it.* 2>/dev/null | head -n 1)
 	[ -n "$d" ] || return 0
@@ -85,8 +87,11 @@ watchdog=$!
 				echo "soak: 1 passed, 0 failed"
 			else
 				echo "soak: 0 passed, 1 failed"
+				tail -n 20 /tmp/frec-soak/frecd.log 2>/dev/null | sed 's/^/#   frecd.log: /'
 				rc=1
 			fi
+			# its snapshots are in tmpfs: give the memory to the suite
+			rm -rf /tmp/frec-soak
 			continue ;;
 		tp_btf) export FREC_ATTACH=tp_btf FREC_FRECD_EXTRA_ARGS="$FREC_VM_TP_BTF_ARGS" ;;
 		raw_tp) export FREC_ATTACH=raw_tp FREC_FRECD_EXTRA_ARGS="$FREC_VM_RAW_TP_ARGS" ;;
