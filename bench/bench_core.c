@@ -476,7 +476,7 @@ static int run_big(const char *dir, struct result *res)
 	 * that has run for a window's time. Before that each new chunk costs
 	 * page faults (a quarter of the time measured here), a cost frecd pays
 	 * once, not per event. */
-	while (!res->events || res->events < BIG_EVENTS) {
+	while (res->events < BIG_EVENTS) {
 		struct frec_recorder_stats st;
 		bool steady;
 		uint64_t left;
@@ -490,6 +490,10 @@ static int run_big(const char *dir, struct result *res)
 		}
 		left = steady ? BIG_EVENTS - res->events : BIG_BATCH;
 		k = big_mix__fill(mix, buf, cap, offs, left < BIG_BATCH ? (unsigned)left : BIG_BATCH);
+		if (!k) {	/* the mix made nothing: a loop that would never end */
+			err = -EIO;
+			goto out;
+		}
 		unsigned long long a0 = nallocs;
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 

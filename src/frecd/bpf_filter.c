@@ -158,7 +158,9 @@ fail:
  * with nohz_full CPUs too. Where those maps cannot be made,
  * membarrier(MEMBARRIER_CMD_GLOBAL), which is synchronize_rcu() but refused
  * with nohz_full; where that is refused too, a pause far longer than any
- * program's run stands in for it.
+ * program's run stands in for it. frecd sets the list at start too, with
+ * or without --cgroup: the maps are made and one wait (some 0.2 ms) spent
+ * then, before any program runs; not worth a flag to skip.
  */
 static void grace_period(struct frecd_bpf_filter *f)
 {
