@@ -461,14 +461,11 @@ static void hand_write(const char *dir, const struct hand *h)
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	if (h->version) {	/* the header's version, and its CRC again */
-		uint32_t b = (uint32_t)known[12] | (uint32_t)known[13] << 8 |
-			     (uint32_t)known[14] << 16 | (uint32_t)known[15] << 24;
-		uLong crc;
+		uint32_t b = get_le32(known + 12);
 
-		known[8] = (unsigned char)h->version;
-		crc = crc32(0, known + 8, FILE_PREFIX_LEN - 8 + b);
-		for (int k = 0; k < 4; k++)
-			known[FILE_PREFIX_LEN + b + k] = (unsigned char)(crc >> (8 * k));
+		put_le32(known + FILE_MAGIC_LEN, h->version);
+		put_le32(known + FILE_PREFIX_LEN + b,
+			 (uint32_t)crc32(0, known + FILE_MAGIC_LEN, FILE_PREFIX_LEN - FILE_MAGIC_LEN + b));
 	}
 	assert_int_equal(fwrite(known, 1, hdr, f), hdr);
 	assert_int_equal(fwrite(blk, 1, blen, f), blen);
