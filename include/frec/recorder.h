@@ -83,7 +83,8 @@ struct frec_recorder_stats {
 	__u64 mem_bytes;		/* event memory held now: chunks in use x chunk size
 					 * (window, open generation, generations still pinned) */
 	__u64 window_mem_max;		/* memory the window may hold: the pool less the
-					 * room of a largest open generation */
+					 * room of a largest open generation and its
+					 * seal (as large as the newest seal's tables) */
 	__u64 tables_bytes;		/* allocated besides the pool: task, process and
 					 * generation tables, cmdlines; mapped as they fill */
 	__u64 late;			/* events that came after their generation was

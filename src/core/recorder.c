@@ -117,17 +117,20 @@ static uint64_t div_up(uint64_t a, uint64_t b)
  * window's share of a given max_bytes (window_mem_max, what frec status and
  * docs/FORMAT.md show) is what it has always been.
  */
-static uint32_t open_gen_chunks(uint64_t gen_max, uint64_t chunk, uint64_t pool_bytes)
+static uint64_t table_room(uint64_t pool_bytes)
 {
 	uint64_t tables = pool_bytes / TABLE_ROOM_SHARE;
 
-	if (tables > TABLE_ROOM_MAX)
-		tables = TABLE_ROOM_MAX;
-	/* A chunk is taken while the raw bytes are under gen_max, and each
-	 * chunk before the last holds more than chunk - EV_MAX_BYTES bytes
-	 * (the first one counting the block header). */
-	return (uint32_t)(div_up(gen_max + BLOCK_HDR_LEN, chunk - EV_MAX_BYTES) +
-			  div_up(tables, chunk) + 1);
+	return tables > TABLE_ROOM_MAX ? TABLE_ROOM_MAX : tables;
+}
+
+/* Chunks a largest open generation's events may take: a chunk is taken
+ * while the raw bytes are under gen_max, and each chunk before the last
+ * holds more than chunk - EV_MAX_BYTES bytes (the first one counting the
+ * block header). */
+static uint32_t open_event_chunks(uint64_t gen_max, uint64_t chunk)
+{
+	return (uint32_t)div_up(gen_max + BLOCK_HDR_LEN, chunk - EV_MAX_BYTES);
 }
 
 /* What the recorder may allocate besides the pool: the task and process
@@ -215,8 +218,19 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 		r->gen_max = GEN_MAX_CAP;
 	if (r->gen_max < MIN_CHUNK)
 		r->gen_max = MIN_CHUNK;
-	r->open_chunks = open_gen_chunks(r->gen_max, chunk, nchunks * chunk);
+	r->table_chunks_min = (uint32_t)div_up(table_room(nchunks * chunk), chunk);
+	r->table_chunks = r->table_chunks_min;
+	r->open_chunks = open_event_chunks(r->gen_max, chunk) + r->table_chunks_min + 1;
 	r->window_chunks = (uint32_t)nchunks - r->open_chunks;
+	/* The string table is the one that can outgrow that room on its own
+	 * (exec'd file names, up to GEN_STR_ARENA): a generation whose
+	 * strings take half of it is sealed, so that sealing it never needs
+	 * a chunk the window holds (an early eviction). */
+	r->g.str_limit = (uint32_t)(table_room(nchunks * chunk) / 2);
+	if (r->g.str_limit > GEN_STR_ARENA)
+		r->g.str_limit = GEN_STR_ARENA;
+	if (r->g.str_limit < 2 * GEN_STR_ROOM)	/* a tiny pool: an exec or two */
+		r->g.str_limit = 2 * GEN_STR_ROOM;
 
 	err = -ENOMEM;
 	if (pool_init(&r->pool, (uint32_t)chunk, (uint32_t)nchunks) ||
@@ -1280,7 +1294,7 @@ void frec_recorder__stats(const struct frec_recorder *r, struct frec_recorder_st
 	st->open_events = r->g.nevents;
 	st->pool_bytes = (__u64)r->pool.nchunks * r->pool.chunk_bytes;
 	st->mem_bytes = (__u64)st->chunks_in_use * r->pool.chunk_bytes;
-	st->window_mem_max = (__u64)r->window_chunks * r->pool.chunk_bytes;
+	st->window_mem_max = window_room(r) * r->pool.chunk_bytes;
 	st->tables_bytes = r->tables_bytes + r->procs.cmdline_bytes;
 	st->threads = r->tasks.count;
 	st->processes = r->procs.count;

@@ -22,9 +22,10 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* Per-generation string table (exec filename and comm, rename newcomm).
- * When events fill GEN_STR_MAX entries or GEN_STR_ARENA bytes the
- * generation is sealed early; the room beyond is for the names of stack
- * frames, which seal adds (a name that finds none stays unnamed). */
+ * When events fill GEN_STR_MAX entries or str_limit bytes (GEN_STR_ARENA
+ * at most: see frec_recorder__new()) the generation is sealed early; the
+ * room beyond is for the names of stack frames, which seal adds (a name
+ * that finds none stays unnamed). */
 #define GEN_STR_MAX		4096
 #define GEN_STR_ARENA		(256u << 10)
 #define GEN_STR_CAP		16384
@@ -130,7 +131,7 @@ struct open_gen {
 	bool has_supp;
 
 	char *str_arena;
-	uint32_t str_used;
+	uint32_t str_used, str_limit;
 	uint32_t nstr;
 	uint32_t *str_off, *str_len, *str_slot;
 	uint32_t *str_hash;	/* slot -> string index + 1, 0 = free */
@@ -224,8 +225,14 @@ struct frec_recorder {
 	uint32_t ncpus;
 	uint32_t cpu_groups;	/* format.h: G of the wide cpu encoding, 0 plain */
 	/* The pool split: chunks a largest open generation and its seal may
-	 * need, and the rest, which the window may hold (window_evict). */
+	 * need, and the rest, which the window may hold (window_evict). The
+	 * seal's tables are given table_chunks_min chunks, or as many as the
+	 * newest seal's took when that was more (table_chunks): a machine with
+	 * many threads names tens of thousands in each block, and the window
+	 * then leaves them room rather than lose its oldest generation early
+	 * at each seal. */
 	uint32_t open_chunks, window_chunks;
+	uint32_t table_chunks_min, table_chunks;
 	uint64_t tables_bytes;		/* allocated besides the pool (stats) */
 
 	struct pool pool;
@@ -334,7 +341,7 @@ void tasks_forget_exited(struct frec_recorder *r, uint64_t seq);
 static inline bool gen_tables_full(const struct open_gen *g)
 {
 	return g->nthreads + EV_MAX_THREADS > g->thread_cap || g->nstr + 2 > GEN_STR_MAX ||
-	       g->str_used + GEN_STR_ROOM > GEN_STR_ARENA || g->stacks_full ||
+	       g->str_used + GEN_STR_ROOM > g->str_limit || g->stacks_full ||
 	       g->ncg + EV_MAX_CGROUPS > g->cg_cap;
 }
 
@@ -346,6 +353,7 @@ uint32_t rec_chunk_get(struct frec_recorder *r);
 struct sealed_gen *window_slot_get(struct frec_recorder *r);
 void window_append(struct frec_recorder *r, struct sealed_gen *sg);
 void window_evict(struct frec_recorder *r, uint64_t now);
+uint64_t window_room(const struct frec_recorder *r);	/* chunks */
 void window_free_all(struct frec_recorder *r);
 
 #endif /* FREC_CORE_RECORDER_INT_H */

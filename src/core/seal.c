@@ -558,6 +558,13 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	s.pos = g->pos;
 	g->head = CHUNK_NONE;
 	write_tables(&s, end_ts);
+	/* The room the next seal's tables get: the chunks these added after
+	 * the events' last one, when more than the planned room. */
+	if (!s.err) {
+		uint32_t took = s.nchunks - g->nchunks;
+
+		r->table_chunks = took > r->table_chunks_min ? took : r->table_chunks_min;
+	}
 	if (!s.err)
 		r->pool.used[s.tail] = s.pos;
 	payload_len = events_len + s.tables_len;

@@ -12,7 +12,8 @@
  *            min_age: dropping it would leave less than min_age of history);
  *   - bytes: the chunks of the kept generations plus g's fit in
  *            window_chunks, the pool less what a largest open generation
- *            and its seal may need.
+ *            and its seal may need (less, when the newest seal's tables
+ *            took more than the room planned for them: window_room()).
  * The first generation that fails either test is evicted with every older
  * one. So the window covers at least min_age when max_bytes allows, and at
  * most min_age plus one period. Unlike Go's, the bytes test counts memory,
@@ -111,10 +112,19 @@ static bool pins_reclaim(struct frec_recorder *r)
 	return r->pool.nfree != nfree;
 }
 
+/* Chunks the window may hold now: window_chunks, less what the tables of
+ * the newest seal took beyond the room planned for them (recorder_int.h). */
+uint64_t window_room(const struct frec_recorder *r)
+{
+	uint32_t more = r->table_chunks - r->table_chunks_min;
+
+	return more < r->window_chunks ? r->window_chunks - more : 0;
+}
+
 void window_evict(struct frec_recorder *r, uint64_t now)
 {
 	struct sealed_gen *sg, *keep;
-	uint64_t held;
+	uint64_t held, room = window_room(r);
 
 	if (r->pins)
 		pins_reclaim(r);
@@ -125,7 +135,7 @@ void window_evict(struct frec_recorder *r, uint64_t now)
 	for (sg = keep->older; sg; sg = sg->older) {
 		bool young = now < sg->end_ts || now - sg->end_ts < r->min_age_ns;
 
-		if (!young || held + sg->nchunks > r->window_chunks) {
+		if (!young || held + sg->nchunks > room) {
 			/* young: the bytes cut the window below min_age */
 			r->st.window_cut = young ? 1 : 0;
 			break;

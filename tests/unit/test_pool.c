@@ -354,7 +354,8 @@ static void test_written_reused(void **state)
 }
 
 /* Tables larger than the room (long cmdlines) take chunks from the oldest
- * generations, early, and the window is then trimmed on time. */
+ * generations, early; the window then leaves that much room for the next
+ * seal, until seals with small tables give it back. */
 static void test_early_eviction(void **state)
 {
 	struct frec_recorder *rec = small_rec();
@@ -379,10 +380,23 @@ static void test_early_eviction(void **state)
 	assert_int_equal(st.pool_misses, 1);
 	assert_int_equal(st.early_evictions, 1);
 	assert_int_equal(st.events_discarded, 0);
-	/* The new block's 5 chunks and the 7 newest tiny ones. */
+	/* The window then leaves the next seal as much room as these tables
+	 * took (four chunks, three past the one planned): the new block's 5
+	 * chunks and the 4 newest tiny ones. */
+	assert_int_equal(st.window_generations, 5);
+	assert_int_equal(st.generations_evicted, SMALL_WINDOW + 1 - 5);
+	assert_int_equal(st.chunks_in_use, SMALL_WINDOW - 3);
+	assert_int_equal(st.window_mem_max, (SMALL_WINDOW - 3) * 4096);
+	/* Seals with small tables give the room back: three tiny generations
+	 * later the window holds SMALL_WINDOW chunks again, none evicted. */
+	for (k = 0; k < 3; k++)
+		assert_int_equal(tiny_gen(rec, 3 * SEC + k * 2 * MS), 1);
+	frec_recorder__stats(rec, &st);
 	assert_int_equal(st.window_generations, 8);
-	assert_int_equal(st.generations_evicted, SMALL_WINDOW + 1 - 8);
+	assert_int_equal(st.generations_evicted, SMALL_WINDOW + 1 - 5);
 	assert_int_equal(st.chunks_in_use, SMALL_WINDOW);
+	assert_int_equal(st.window_mem_max, SMALL_WINDOW * 4096);
+	assert_int_equal(st.pool_misses, 1);
 	frec_recorder__free(rec);
 }
 
