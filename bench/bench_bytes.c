@@ -230,7 +230,11 @@ static void take_tables(struct cur *c, struct bench_bytes *b, uint32_t version, 
 	for (uint64_t i = 0; i < nthreads && !c->bad; i++) {
 		take_varint(c, &b->tab_threads, NULL);
 		take_varint(c, &b->tab_threads, NULL);
-		take_str(c, &b->tab_threads);
+		if (version >= FORMAT_VERSION_NAMES)	/* the counts' byte, the tail */
+			take_bytes(c, THREAD_NAME_TAIL(take_byte(c, &b->tab_threads)),
+				   &b->tab_threads);
+		else
+			take_str(c, &b->tab_threads);
 	}
 	b->threads += nthreads;
 	b->procs += nprocs;

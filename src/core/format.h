@@ -20,9 +20,17 @@
 /* The version a file says: the lowest that reads it. */
 #define FORMAT_VERSION_STORED	2		/* stored (or deflated) blocks */
 #define FORMAT_VERSION_ZSTD	3		/* zstd blocks among them */
-/* Version 4, all the writer makes now: a thread's tgid is coded as its
- * difference from the tid, and section 3's thread indices as gaps. */
+/* Version 4: a thread's tgid is coded as its difference from the tid, and
+ * section 3's thread indices as gaps. */
 #define FORMAT_VERSION_TABLES	4
+/* Version 5, all the writer makes now: a thread's comm is coded as the
+ * bytes it shares with the entry before's and the bytes that follow, their
+ * two counts in one byte (THREAD_NAME_*). */
+#define FORMAT_VERSION_NAMES	5
+#define FORMAT_VERSION_WRITTEN	FORMAT_VERSION_NAMES
+#define THREAD_NAME_SHARED(b)	((unsigned)(b) >> 4)
+#define THREAD_NAME_TAIL(b)	((unsigned)(b) & 15)
+#define THREAD_NAME_BYTE(shared, tail)	((uint8_t)((shared) << 4 | (tail)))
 
 /* Block header: magic, u32 flags, u32 payload_len (bytes that follow the
  * header), u32 raw_len (payload bytes once uncompressed), u32 events_len (of
@@ -57,6 +65,7 @@
  * it really has. */
 #define EV_MIN_BYTES		3		/* tag, ts delta, info */
 #define THREAD_MIN_BYTES	4		/* tid, tgid, comm */
+#define THREAD_MIN_BYTES_V5	3		/* tid, tgid, the name's byte */
 #define PROC_MIN_BYTES		3		/* tgid, cmdline */
 #define PROBE_MIN_BYTES		12		/* id, kind, 4 strs, offset, nargs */
 #define STR_MIN_BYTES		2

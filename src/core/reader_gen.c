@@ -29,6 +29,32 @@ static int get_str(const uint8_t **pp, const uint8_t *end, const char **s)
 #define V32(x)	do { if (get_varint32(&p, end, &(x))) return -EBADMSG; } while (0)
 #define STR(x)	do { if (get_str(&p, end, &(x))) return -EBADMSG; } while (0)
 
+/* A thread table's comm in version 5 (seal.c's put_name()): a byte with the
+ * count of bytes shared with prev (the entry before's comm, "" for the first)
+ * and the count that follows, then those bytes, none of them NUL. 0, or -1
+ * when the name would not fit a comm, shares more than prev has, or holds a
+ * NUL. */
+static int get_name(const uint8_t **pp, const uint8_t *end, char *comm, const char *prev)
+{
+	const uint8_t *p = *pp;
+	unsigned k, n;
+
+	if (p == end)
+		return -1;
+	k = THREAD_NAME_SHARED(*p);
+	n = THREAD_NAME_TAIL(*p);
+	p++;
+	if (k + n > FREC_COMM_LEN - 1 || k > strnlen(prev, FREC_COMM_LEN - 1) ||
+	    n > (size_t)(end - p) || memchr(p, 0, n))
+		return -1;
+	/* comm may be prev's successor in one array: prev is read first */
+	memmove(comm, prev, k);
+	memcpy(comm + k, p, n);
+	memset(comm + k + n, 0, FREC_COMM_LEN - k - n);
+	*pp = p + n;
+	return 0;
+}
+
 /* Section "process parents": n, then n x (tgid, ppid). A tgid the
  * process table does not list is ignored. */
 static int section_parents(struct frec_gen *g, const uint8_t *p, const uint8_t *end)
@@ -289,7 +315,8 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 	 * together, before anything is allocated for them; the arrays then
 	 * grow with the entries actually parsed, and the maps are sized from
 	 * those. */
-	if ((uint64_t)nthreads * THREAD_MIN_BYTES + (uint64_t)nprocs * PROC_MIN_BYTES +
+	if ((uint64_t)nthreads * (g->version >= FORMAT_VERSION_NAMES ? THREAD_MIN_BYTES_V5 :
+				  THREAD_MIN_BYTES) + (uint64_t)nprocs * PROC_MIN_BYTES +
 		    (uint64_t)nprobes * PROBE_MIN_BYTES + (uint64_t)nstr * STR_MIN_BYTES >
 	    (uint64_t)(end - p))
 		return -EBADMSG;
@@ -316,8 +343,13 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 		} else {
 			V32(t->tgid);
 		}
-		STR(s);
-		set_comm(t, s);
+		if (g->version >= FORMAT_VERSION_NAMES) {
+			if (get_name(&p, end, t->comm, i ? g->threads[i - 1].comm : ""))
+				return -EBADMSG;
+		} else {
+			STR(s);
+			set_comm(t, s);
+		}
 		t->cgroup = 0;		/* section 3 tells, if present */
 	}
 	if (grow(&g->dup, &g->dup_cap, nthreads, 1) || map_reset(&g->tmap, nthreads))

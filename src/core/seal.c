@@ -114,6 +114,23 @@ static void put_s(struct sink *s, const char *str, size_t n)
 	s->stage_len++;
 }
 
+/* A thread table's comm (version 5): the bytes it shares with the entry
+ * before's, the bytes that follow, their counts in one byte. Threads of one
+ * process, of one pool or of one kernel kind ("kworker/") are often named
+ * alike, and a table lists many of them in a row. */
+static void put_name(struct sink *s, const char *comm, const char *prev)
+{
+	size_t n = strnlen(comm, FREC_COMM_LEN - 1), k = 0;
+	uint8_t *p;
+
+	while (k < n && comm[k] == prev[k])
+		k++;
+	p = stage_room(s, 1 + FREC_COMM_LEN);
+	*p++ = THREAD_NAME_BYTE(k, n - k);
+	memcpy(p, comm + k, n - k);
+	s->stage_len += (uint32_t)(1 + n - k);
+}
+
 static void put_cstr(struct sink *s, const char *str)
 {
 	put_s(s, str ? str : "", str ? strlen(str) : 0);
@@ -470,7 +487,7 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 		/* a main thread's is 0, another thread's small: a byte,
 		 * where a tgid of a machine with pid_max at 4 M takes 4 */
 		put_v(s, zigzag((int64_t)t->tid - (int64_t)t->tgid));
-		put_s(s, t->comm, strnlen(t->comm, FREC_COMM_LEN - 1));
+		put_name(s, t->comm, i ? g->threads[i - 1].comm : "");
 	}
 	for (uint32_t i = 0; i < nprocs; i++) {
 		put_v(s, r->proc_list[i]->tgid);

@@ -263,8 +263,8 @@ int frec_snapshot__write_opts(int dirfd, const char *name, const struct frec_hea
 		return err;
 	}
 	/* The lowest version that reads the file: the recorder's blocks are
-	 * version 4's (format.h), zstd or not. */
-	hlen = header_build(hdr, FORMAT_VERSION_TABLES, head);
+	 * the version seal.c writes (format.h), zstd or not. */
+	hlen = header_build(hdr, FORMAT_VERSION_WRITTEN, head);
 	err = hlen < 0 ? hlen : write_all_at(fd, head, (size_t)hlen, -1);
 	/* Generation by generation, oldest first, telling the recorder after
 	 * each: the kernel has copied those chunks, so the recorder may reuse

@@ -654,9 +654,8 @@ static size_t hostile_stacks_block(uint8_t **out, size_t raw_len, unsigned kind)
 	p = put_varint(p, 0);
 	p = put_varint(p, 7);			/* tid 7, tgid 7, "t" */
 	p = put_varint(p, 0);			/* version 4: zigzag(tid - tgid) */
-	*p++ = 1;
+	*p++ = THREAD_NAME_BYTE(0, 1);		/* version 5: no byte shared, one */
 	*p++ = 't';
-	*p++ = 0;
 	p = put_varint(p, kind == 2 ? 1 : 2);	/* sections */
 	if (kind == 2) {
 		p = put_varint(p, SECTION_MAPPINGS);
@@ -832,9 +831,8 @@ static size_t hostile_cgroups_block(uint8_t **out, size_t raw_len, unsigned sec)
 	p = put_varint(p, 0);
 	p = put_varint(p, 7);			/* tid 7, tgid 7, "t" */
 	p = put_varint(p, 0);			/* version 4: zigzag(tid - tgid) */
-	*p++ = 1;
+	*p++ = THREAD_NAME_BYTE(0, 1);		/* version 5: no byte shared, one */
 	*p++ = 't';
-	*p++ = 0;
 	p = put_varint(p, 1);			/* one section */
 	p = put_varint(p, sec);
 	raw = calloc(1, raw_len + 128);	/* k and the head besides the entries */

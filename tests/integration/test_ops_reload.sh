@@ -88,7 +88,7 @@ snap=$("$FREC" snapshot --socket "$FRECD_SOCKET") || fail "frec snapshot failed"
 status
 assert_eq "status after compress = zstd" "compress      zstd" "$(grep '^compress' status.out)"
 "$FREC" info "$snap" > info.out || fail "frec info failed"
-assert_eq "format of a zstd snapshot" "format:       4" "$(grep '^format:' info.out)"
+assert_eq "format of a zstd snapshot" "format:       5" "$(grep '^format:' info.out)"
 # zstd blocks among them (one zstd cannot shrink is stored)
 case "$(block_flags "$snap") " in
 *" 2 "*) ;;
@@ -162,7 +162,7 @@ case $snap2 in
 esac
 # the file no longer says compress: stored again (the default)
 "$FREC" info "$snap2" > info2.out || fail "frec info failed"
-assert_eq "format of a stored snapshot" "format:       4" "$(grep '^format:' info2.out)"
+assert_eq "format of a stored snapshot" "format:       5" "$(grep '^format:' info2.out)"
 case "$(block_flags "$snap2") " in
 *" 2 "*) fail "a zstd block in a stored snapshot: flags$(block_flags "$snap2")" ;;
 esac

@@ -398,7 +398,9 @@ struct hand {
 	size_t nev, evlen, seclen;
 	unsigned nsec;
 	uint64_t tgid_code8;	/* not 0: thread 1's tgid field as written */
-	uint32_t version;	/* the file's; 0: the writer's (version 4) */
+	uint8_t name7[20], name8[20];	/* version 5: the names as written, */
+	size_t name7_len, name8_len;	/* when the length is not 0 */
+	uint32_t version;	/* the file's; 0: the writer's (version 5) */
 };
 
 /* Section 3 and the thread table as the file's version codes them. */
@@ -448,9 +450,21 @@ static void hand_write(const char *dir, const struct hand *h)
 			p = put_varint(p, h->tgid_code8);
 		else
 			p = put_varint(p, hand_v4(h) ? zigzag((int64_t)i - 7) : 7);
-		*p++ = 1;
-		*p++ = 't';
-		*p++ = 0;
+		if (h->version && h->version < FORMAT_VERSION_NAMES) {
+			*p++ = 1;
+			*p++ = 't';
+			*p++ = 0;
+		} else if (i == 7 && h->name7_len) {
+			memcpy(p, h->name7, h->name7_len);
+			p += h->name7_len;
+		} else if (i == 8 && h->name8_len) {
+			memcpy(p, h->name8, h->name8_len);
+			p += h->name8_len;
+		} else {	/* "t", then "t" again: one byte shared */
+			*p++ = i == 7 ? THREAD_NAME_BYTE(0, 1) : THREAD_NAME_BYTE(1, 0);
+			if (i == 7)
+				*p++ = 't';
+		}
 	}
 	p = put_varint(p, h->nsec);
 	memcpy(p, h->sec, h->seclen);
@@ -582,7 +596,7 @@ static int hand_damaged(const char *dir, const struct hand *h)
 }
 
 /* Sections 2 and 3 as FORMAT.md has them, and what damages a block, in a
- * file of version (0: the writer's, 4). */
+ * file of version (0: the writer's, 5). */
 static void reader_rules(uint32_t version)
 {
 	static const __u32 i01[2] = { 0, 1 }, i10[2] = { 1, 0 }, i02[2] = { 0, 2 };
@@ -675,6 +689,40 @@ static void reader_rules(uint32_t version)
 		assert_true(hand_damaged(dir, &h));
 	}
 
+	/* version 5's names: the bytes shared with the entry before and the
+	 * tail; a name of 15 bytes; then more shared than the entry before
+	 * has, a name past 15 bytes, a NUL in the tail */
+	if (!version) {
+		static const struct {
+			const char *n7, *n8;
+			size_t l7, l8;
+			const char *comm8;	/* NULL: damaged */
+		} names[] = {
+			{ "", "\x12xy", 0, 3, "txy" },
+			{ "\x02" "ab", "\x01z", 3, 2, "z" },
+			{ "\x0f" "0123456789abcde", "\xf0", 16, 1, "0123456789abcde" },
+			{ "\x0f" "0123456789abcde", "\x60", 16, 1, "012345" },
+			{ "", "\x20", 0, 1, NULL },
+			{ "\x0f" "0123456789abcde", "\xf1x", 16, 2, NULL },
+			{ "", "\x02" "a\0", 0, 3, NULL },
+		};
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			memset(&h, 0, sizeof(h));
+			memcpy(h.name7, names[i].n7, names[i].l7);
+			h.name7_len = names[i].l7;
+			memcpy(h.name8, names[i].n8, names[i].l8);
+			h.name8_len = names[i].l8;
+			if (!names[i].comm8) {
+				assert_true(hand_damaged(dir, &h));
+				continue;
+			}
+			assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+			assert_string_equal(frec_gen__thread(g, 8)->comm, names[i].comm8);
+			frec_reader__free(r);
+		}
+	}
+
 	/* xtype 18: id 0, no thread (N), or the running thread implied */
 	memset(&h, 0, sizeof(h));
 	h.version = version;
@@ -697,11 +745,18 @@ static void test_reader_rules(void **state)
 	reader_rules(0);
 }
 
-/* The same rules in a version 3 file, whose tables are coded as they are. */
+/* The same rules in a version 3 file, whose tables are coded as they are,
+ * and in a version 4 file, whose thread names are whole strings. */
 static void test_reader_rules_v3(void **state)
 {
 	(void)state;
 	reader_rules(FORMAT_VERSION_ZSTD);
+}
+
+static void test_reader_rules_v4(void **state)
+{
+	(void)state;
+	reader_rules(FORMAT_VERSION_TABLES);
 }
 
 /* A k that claims far more entries than the section's bytes: damaged,
@@ -799,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_no_alloc),
 		cmocka_unit_test(test_reader_rules),
 		cmocka_unit_test(test_reader_rules_v3),
+		cmocka_unit_test(test_reader_rules_v4),
 		cmocka_unit_test(test_reader_huge_k),
 		cmocka_unit_test(test_header_fields),
 	};

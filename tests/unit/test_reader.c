@@ -504,10 +504,11 @@ static void test_claimed_raw(void **state)
 }
 
 /* The bound is exact: as many tid 0 threads as the zeros hold is a valid
- * table, one more is damage. */
+ * table, one more is damage (the writer's version: 3 bytes an entry). */
 static void test_claimed_tables_exact(void **state)
 {
-	__u32 counts[4] = { 4096 / THREAD_MIN_BYTES, 0, 0, 0 };
+	const size_t zeros = 4095;
+	__u32 counts[4] = { zeros / THREAD_MIN_BYTES_V5, 0, 0, 0 };
 	struct frec_reader *r;
 	struct frec_gen *g;
 	unsigned char *blk, *copy;
@@ -516,8 +517,8 @@ static void test_claimed_tables_exact(void **state)
 
 	load_known(&f);
 	for (int extra = 0; extra <= 1; extra++) {
-		counts[0] = 4096 / THREAD_MIN_BYTES + extra;
-		blk = claim_block(0, 0, counts, 4096, &blen);
+		counts[0] = (__u32)(zeros / THREAD_MIN_BYTES_V5) + extra;
+		blk = claim_block(0, 0, counts, zeros, &blen);
 		copy = with_block(&f, blk, blen, &len);
 		assert_int_equal(open_mem(&f, copy, len, false, &r), 0);
 		if (!extra) {

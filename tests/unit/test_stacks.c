@@ -706,7 +706,8 @@ static int read_crafted_raw(const struct bb *ev, unsigned nev, const uint8_t *s4
 	rv(&raw, 2);		/* strings */
 	rv(&raw, 5);
 	rv(&raw, 5);
-	rstr(&raw, "t");
+	rv(&raw, THREAD_NAME_BYTE(0, 1));	/* "t": bytes below 128 are */
+	rv(&raw, 't');				/* one-byte varints */
 	rstr(&raw, "f");
 	rstr(&raw, "/x");
 	rv(&raw, (s4 ? 1 : 0) + (s5 ? 1 : 0));

@@ -230,9 +230,9 @@ static void test_big_generation(void **state)
 
 	bs = slurp_file(ps, &ns);
 	bz = slurp_file(pz, &nz);
-	/* version 4, the writer's, zstd blocks or not */
-	assert_int_equal(get_le32(bs + 8), FORMAT_VERSION_TABLES);
-	assert_int_equal(get_le32(bz + 8), FORMAT_VERSION_TABLES);
+	/* the writer's version, zstd blocks or not */
+	assert_int_equal(get_le32(bs + 8), FORMAT_VERSION_WRITTEN);
+	assert_int_equal(get_le32(bz + 8), FORMAT_VERSION_WRITTEN);
 	assert_int_equal(get_le32(bs + header_len(bs) + BLOCK_OFF_FLAGS), BLOCK_COMP_NONE);
 	assert_int_equal(get_le32(bz + header_len(bz) + BLOCK_OFF_FLAGS), BLOCK_COMP_ZSTD);
 	assert_true(get_le32(bs + header_len(bs) + BLOCK_OFF_RAW) > (1u << 20));
@@ -325,22 +325,23 @@ static void test_frame_must_match(void **state)
 
 	/* well-formed: both generations */
 	blk = zstd_block(first, 0, 0, NULL, 0, &blen);
-	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
+	compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, second);
 	res = read_path(out);
 	assert_int_equal(res.gens, 2);
 	assert_int_equal(res.damaged, 0);
 	same_events(path, out);
-	/* ... but a format 2 file has no zstd blocks */
-	compose(out, file, flen, FORMAT_VERSION_STORED, blk, blen, second);
+	/* ... but a format 2 file has no zstd blocks (the block alone: the
+	 * stored one's tables are the writer's version's, not version 2's) */
+	compose(out, file, flen, FORMAT_VERSION_STORED, blk, blen, flen);
 	res = read_path(out);
-	assert_int_equal(res.gens, 1);
+	assert_int_equal(res.gens, 0);
 	assert_int_equal(res.damaged, 1);
 	free(blk);
 
 	/* R one more, or one less, than the frame makes */
 	for (int d = -1; d <= 1; d += 2) {
 		blk = zstd_block(first, (size_t)d, 0, NULL, 0, &blen);
-		compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
+		compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, second);
 		res = read_path(out);
 		assert_int_equal(res.gens, 1);
 		assert_int_equal(res.damaged, 1);
@@ -349,7 +350,7 @@ static void test_frame_must_match(void **state)
 	/* bytes after the frame: a byte, and the start of a second frame */
 	for (size_t k = 1; k <= sizeof(junk); k += sizeof(junk) - 1) {
 		blk = zstd_block(first, 0, 0, junk, k, &blen);
-		compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
+		compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, second);
 		res = read_path(out);
 		assert_int_equal(res.gens, 1);
 		assert_int_equal(res.damaged, 1);
@@ -359,7 +360,7 @@ static void test_frame_must_match(void **state)
 	no_content_size = true;
 	blk = zstd_block(first, 0, 0, NULL, 0, &blen);
 	no_content_size = false;
-	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
+	compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, second);
 	res = read_path(out);
 	assert_int_equal(res.gens, 1);
 	assert_int_equal(res.damaged, 1);
@@ -380,7 +381,7 @@ static void test_frame_must_match(void **state)
 		put_le32(blk + BLOCK_OFF_PCRC,
 			 (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)(blen - BLOCK_HDR_LEN)));
 		put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
-		compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, second);
+		compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, second);
 		res = read_path(out);
 		assert_int_equal(res.gens, 1);
 		assert_int_equal(res.damaged, 1);
@@ -392,7 +393,7 @@ static void test_frame_must_match(void **state)
 	put_le32(blk + BLOCK_OFF_PCRC,
 		 (uint32_t)crc32(0, blk + BLOCK_HDR_LEN, (uInt)(blen - BLOCK_HDR_LEN - 3)));
 	put_le32(blk + BLOCK_OFF_HCRC, (uint32_t)crc32(0, blk, BLOCK_OFF_HCRC));
-	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen - 3, second);
+	compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen - 3, second);
 	res = read_path(out);
 	assert_int_equal(res.gens, 1);
 	assert_int_equal(res.damaged, 1);
@@ -426,14 +427,14 @@ static double window_cases(struct frec_recorder *rec, __u64 end, const char *dir
 	assert_true(raw > (1u << 20));
 
 	blk = zstd_block(file + header_len(file), 0, BLOCK_ZSTD_WINDOW_LOG, NULL, 0, &blen);
-	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, flen);
+	compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, flen);
 	res = read_path(out);
 	assert_int_equal(res.gens, 1);
 	assert_int_equal(res.damaged, 0);
 	free(blk);
 	/* 2 MiB, which for this size is one segment: the whole content */
 	blk = zstd_block(file + header_len(file), 0, BLOCK_ZSTD_WINDOW_LOG + 1, NULL, 0, &blen);
-	compose(out, file, flen, FORMAT_VERSION_TABLES, blk, blen, flen);
+	compose(out, file, flen, FORMAT_VERSION_WRITTEN, blk, blen, flen);
 	res = read_path(out);
 	assert_int_equal(res.gens, 0);
 	assert_int_equal(res.damaged, 1);
@@ -481,7 +482,7 @@ static void test_nothing_shrinks(void **state)
 	assert_int_equal(write_pin(rec, dir, "z.frec", FREC_COMPRESS_ZSTD), 0);
 	snprintf(path, sizeof(path), "%s/z.frec", dir);
 	b = slurp_file(path, &len);
-	assert_int_equal(get_le32(b + 8), FORMAT_VERSION_TABLES);
+	assert_int_equal(get_le32(b + 8), FORMAT_VERSION_WRITTEN);
 	assert_int_equal(get_le32(b + header_len(b) + BLOCK_OFF_FLAGS), BLOCK_COMP_NONE);
 	assert_int_equal(read_path(path).gens, 1);
 	assert_int_equal(read_path(path).damaged, 0);
