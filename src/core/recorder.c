@@ -224,8 +224,10 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 	r->window_chunks = (uint32_t)nchunks - r->open_chunks;
 	/* The string table is the one that can outgrow that room on its own
 	 * (exec'd file names, up to GEN_STR_ARENA): a generation whose
-	 * strings take half of it is sealed, so that sealing it never needs
-	 * a chunk the window holds (an early eviction). */
+	 * strings take half of it is sealed, so that they alone do not take
+	 * the seal past its room into a chunk the window holds (an early
+	 * eviction). Frame names, which the seal adds, may still: the room
+	 * then grows from the next seal on (table_chunks). */
 	r->g.str_limit = (uint32_t)(table_room(nchunks * chunk) / 2);
 	if (r->g.str_limit > GEN_STR_ARENA)
 		r->g.str_limit = GEN_STR_ARENA;

@@ -466,8 +466,8 @@ static void test_window_bound(void **state)
 
 /*
  * A window zstd cannot shrink (a generation of little but random file
- * names): its block is stored, and the file says format 4, as a file
- * written with --compress none does.
+ * names): its block is stored, and the file says the writer's format, as a
+ * file written with --compress none does.
  */
 static void test_nothing_shrinks(void **state)
 {
