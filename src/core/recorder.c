@@ -167,7 +167,7 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 {
 	struct frec_recorder *r;
-	uint64_t chunk, nchunks;
+	uint64_t chunk, nchunks, tables;
 	uint32_t max_threads, max_procs, max_stacks, max_frames, max_cgroups;
 	long ncpus_conf = sysconf(_SC_NPROCESSORS_CONF);
 	int err = -EINVAL;
@@ -218,19 +218,20 @@ struct frec_recorder *frec_recorder__new(const struct frec_recorder_opts *o)
 		r->gen_max = GEN_MAX_CAP;
 	if (r->gen_max < MIN_CHUNK)
 		r->gen_max = MIN_CHUNK;
-	r->table_chunks_min = (uint32_t)div_up(table_room(nchunks * chunk), chunk);
+	tables = table_room(nchunks * chunk);
+	r->table_chunks_min = (uint32_t)div_up(tables, chunk);
 	r->table_chunks = r->table_chunks_min;
-	r->open_chunks = open_event_chunks(r->gen_max, chunk) + r->table_chunks_min + 1;
-	r->window_chunks = (uint32_t)nchunks - r->open_chunks;
+	/* the open generation's room: its events, its tables, a spare chunk */
+	r->window_chunks = (uint32_t)nchunks - open_event_chunks(r->gen_max, chunk) -
+			   r->table_chunks_min - 1;
 	/* The string table is the one that can outgrow that room on its own
 	 * (exec'd file names, up to GEN_STR_ARENA): a generation whose
 	 * strings take half of it is sealed, so that they alone do not take
 	 * the seal past its room into a chunk the window holds (an early
 	 * eviction). Frame names, which the seal adds, may still: the room
 	 * then grows from the next seal on (table_chunks). */
-	r->g.str_limit = (uint32_t)(table_room(nchunks * chunk) / 2);
-	if (r->g.str_limit > GEN_STR_ARENA)
-		r->g.str_limit = GEN_STR_ARENA;
+	_Static_assert(TABLE_ROOM_MAX / 2 <= GEN_STR_ARENA, "the strings' limit passes the arena");
+	r->g.str_limit = (uint32_t)(tables / 2);
 	if (r->g.str_limit < 2 * GEN_STR_ROOM)	/* a tiny pool: an exec or two */
 		r->g.str_limit = 2 * GEN_STR_ROOM;
 

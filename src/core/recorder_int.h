@@ -224,14 +224,15 @@ struct frec_recorder {
 	uint64_t min_age_ns, max_bytes, period_ns, gen_max;
 	uint32_t ncpus;
 	uint32_t cpu_groups;	/* format.h: G of the wide cpu encoding, 0 plain */
-	/* The pool split: chunks a largest open generation and its seal may
-	 * need, and the rest, which the window may hold (window_evict). The
+	/* The pool split: window_chunks, what the window may hold
+	 * (window_evict), is the pool less what a largest open generation and
+	 * its seal may need. The
 	 * seal's tables are given table_chunks_min chunks, or as many as the
 	 * newest seal's took when that was more (table_chunks): a machine with
 	 * many threads names tens of thousands in each block, and the window
 	 * then leaves them room rather than lose its oldest generation early
 	 * at each seal. */
-	uint32_t open_chunks, window_chunks;
+	uint32_t window_chunks;
 	uint32_t table_chunks_min, table_chunks;
 	uint64_t tables_bytes;		/* allocated besides the pool (stats) */
 

@@ -581,9 +581,8 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 		uint32_t took = s.nchunks - g->nchunks;
 
 		r->table_chunks = took > r->table_chunks_min ? took : r->table_chunks_min;
-	}
-	if (!s.err)
 		r->pool.used[s.tail] = s.pos;
+	}
 	payload_len = events_len + s.tables_len;
 	err = s.err;
 	if (!err && (payload_len > BLOCK_MAX_COMP || events_len + s.tables_len > BLOCK_MAX_RAW))
