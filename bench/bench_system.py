@@ -73,8 +73,10 @@ Run by `sudo make bench` (after bench-core). Needs root, perf (linux-perf),
   7. The core replay benchmark's figures (bench-core.json), as core_* (the
      large mix, 256 CPUs and 100,000 threads, as core_large_*).
   8. Realistic workloads (--real), no tracer against frecd at its defaults
-     in --real-rounds paired rounds (every other round frecd first), the
-     median slowdown and its interval: `perf bench sched messaging`
+     in paired rounds (every other round frecd first): --real-rounds, then
+     more until the 95% interval of the median slowdown is --real-ci wide
+     (1%) or --real-minutes (10) have passed; the median slowdown, its
+     interval and the rounds it took: `perf bench sched messaging`
      (hackbench) and redis-benchmark GET + SET against a redis-server of
      the bench's own, the client on --cpu, the server on the other CPU.
 
@@ -110,8 +112,9 @@ TRIGGER_ROUNDS = 3
 
 # The targets of DESIGN.md section 5 and issue 20: key -> (limit, "<=" or ">=").
 # The added-cost ratios are frecd's (slowdown - 1) over the other's, from the
-# same paired rounds; the realistic workloads' are met when the interval of
-# the slowdown holds 1 or the slowdown is under 1.01 (see verdict()).
+# same paired rounds; the realistic workloads', with an interval at most 1%
+# wide, are met when it holds 1 or the slowdown is under 1.01 (verdict()).
+REAL_CI_GOAL = 0.01     # the realistic workloads' interval, at most this wide
 TARGETS = {
     "slowdown_frecd": (1.10, "<="),
     "frecd_over_floor_clock": (1.25, "<="),
@@ -491,6 +494,15 @@ def median_ci(xs, level=0.95):
         else:
             break
     return best
+
+
+def ci_width(xs):
+    """How wide the 95% interval of xs's median is (high - low), or
+    infinity while there are too few values for an interval at all."""
+    if len(xs) < 6:
+        return float("inf")
+    lo, hi = median_ci(xs)
+    return hi - lo
 
 
 def pinned(cpu, cmd):
@@ -1182,10 +1194,16 @@ def bench_realistic(a, res):
     redis = start_redis(a) if any(n == "redis" for n, _ in loads) else None
     try:
         for name, run in loads:
-            say("%s: %d paired rounds, none frecd" % (name, a.real_rounds))
+            say("%s: at least %d paired rounds, none frecd%s" % (
+                name, a.real_rounds,
+                ", more until the interval is %.1f%% wide or %.0f min have passed"
+                % (100 * a.real_ci, a.real_minutes) if a.real_ci > 0 else ""))
             run(a)      # warm: the first run pays for page faults and caches
             rat = []
-            for rnd in range(a.real_rounds):
+            t_end = time.monotonic() + 60 * a.real_minutes
+            rnd = 0
+            while rnd < a.real_rounds or (a.real_ci > 0 and time.monotonic() < t_end and
+                                           ci_width(rat) > a.real_ci):
                 # Every other round frecd first: a drift of the machine
                 # (caches, another job) then falls on both sides alike.
                 if rnd % 2:
@@ -1195,12 +1213,17 @@ def bench_realistic(a, res):
                     t0 = run(a)
                     t1 = traced_run(a, name, rnd, run)
                 rat.append(t1 / t0)
+                rnd += 1
                 if a.verbose:
-                    say("  round %d: none %.3f s, frecd %.3f s" % (rnd + 1, t0, t1))
+                    say("  round %d: none %.3f s, frecd %.3f s" % (rnd, t0, t1))
             lo, hi = median_ci(rat)
             res["slowdown_%s_frecd" % name] = round(median(rat), 4)
             res["slowdown_%s_frecd_ci" % name] = [round(lo, 4), round(hi, 4)]
-            res["%s_rounds" % name] = a.real_rounds
+            res["%s_rounds" % name] = rnd
+            say("  %s: %d paired rounds, median %.4f, interval [%.4f, %.4f] (%.1f%% wide%s)" % (
+                name, rnd, median(rat), lo, hi, 100 * ci_width(rat),
+                "" if a.real_ci <= 0 or ci_width(rat) <= a.real_ci
+                else ", not %.1f%%: the time ran out" % (100 * a.real_ci)))
     finally:
         if redis is not None:
             redis.terminate()
@@ -1228,8 +1251,14 @@ def verdict(key, res):
     v = res[key]
     ok = v <= limit if op == "<=" else v >= limit
     ci = res.get(key + "_ci")
-    if key.endswith("_frecd") and ci and ci[0] <= 1.0:
-        ok = True       # within the interval of no cost at all
+    # A realistic workload's figure says something only with an interval
+    # as narrow as the issue asks (1%): then no cost at all within it, or a
+    # median under the limit, is met.
+    if key.endswith("_frecd") and ci:
+        if ci[1] - ci[0] > REAL_CI_GOAL:
+            return "%s %s  UNSETTLED (interval %.1f%% wide, not %g%%)" % (
+                op, "%g" % limit, 100 * (ci[1] - ci[0]), 100 * REAL_CI_GOAL)
+        ok = ok or ci[0] <= 1.0
     return "%s %s  %s" % (op, ("%g" % limit), "met" if ok else "MISSED")
 
 
@@ -1392,7 +1421,12 @@ def main():
     ap.add_argument("--real", default="messaging,redis",
                     help="comma-separated realistic workloads: messaging, redis")
     ap.add_argument("--real-rounds", type=int, default=25,
-                    help="paired rounds of each realistic workload")
+                    help="paired rounds of each realistic workload, at least")
+    ap.add_argument("--real-ci", type=float, default=REAL_CI_GOAL,
+                    help="then more rounds until the 95%% interval of the median slowdown is "
+                    "at most this wide (default 0.01; 0: --real-rounds only)")
+    ap.add_argument("--real-minutes", type=float, default=10,
+                    help="... for at most this long per workload (default 10)")
     ap.add_argument("--msg-groups", type=int, default=10, help="perf bench sched messaging -g")
     ap.add_argument("--msg-loops", type=int, default=200, help="perf bench sched messaging -l")
     ap.add_argument("--redis-requests", type=int, default=100000,
@@ -1413,7 +1447,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
     if a.quick:
-        a.rounds, a.loops, a.real_rounds = 3, 200000, 3
+        a.rounds, a.loops, a.real_rounds, a.real_ci = 3, 200000, 3, 0
         a.msg_loops, a.redis_requests = 50, 30000
         if a.configs is None:
             a.configs = ",".join(c for c in OVERHEAD_CFGS
