@@ -92,6 +92,15 @@ static void keep_hierarchy(struct frecd_options *next, const struct frecd_option
 	next->cgroup_hierarchy = cur->cgroup_hierarchy;
 }
 
+/* A table capacity option as the user gave it: 0 is the default. */
+static const char *count_or_default(__u32 v, char *buf, size_t len)
+{
+	if (!v)
+		return "the default";
+	snprintf(buf, len, "%u", v);
+	return buf;
+}
+
 /*
  * The settings that shape the recorder or the process: a change is logged
  * and the running value kept, so that next describes what runs.
@@ -130,6 +139,11 @@ static void keep_restart_only(struct frecd_options *next, const struct frecd_opt
 
 		KEEP(attach, "attach", names[cur->attach], names[next->attach]);
 	}
+	/* The recorder's tables are sized for these at start. */
+	KEEP(max_threads, "max-threads", count_or_default(cur->max_threads, a, sizeof(a)),
+	     count_or_default(next->max_threads, b, sizeof(b)));
+	KEEP(max_processes, "max-processes", count_or_default(cur->max_processes, a, sizeof(a)),
+	     count_or_default(next->max_processes, b, sizeof(b)));
 #undef KEEP
 	if (!same_str(next->btf_path, rs->boot_btf)) {
 		log_warn("reload: btf changed from %s to %s, which takes a restart; still %s",

@@ -128,10 +128,12 @@ status_until "hits after failed reloads" "  probe 1     $nofp (uprobe), $((2 * n
 assert_eq "probes after failed reloads" "probes        2" "$(grep '^probes' status.out)"
 
 # --- what takes a restart is named and kept -----------------------------------------
-conf "output = $WORK/snaps" "window = 30" "max-size = 128M" "probe = $nofp"
+conf "output = $WORK/snaps" "window = 30" "max-size = 128M" "probe = $nofp" "max-threads = 5000"
 reload
 grep -q "frecd warn: reload: window changed from 3600 s to 30 s, which takes a restart; still 3600 s$" "$WORK/frecd.log" ||
 	{ cat "$WORK/frecd.log" >&2; fail "the window change is not reported"; }
+grep -q "frecd warn: reload: max-threads changed from the default to 5000, which takes a restart; still the default$" \
+	"$WORK/frecd.log" || { cat "$WORK/frecd.log" >&2; fail "the max-threads change is not reported"; }
 status
 assert_eq "window limit kept" "at least 3600 s, at most 134217728 bytes)" "$(grep '^window' status.out | sed 's/.*(//')"
 grep -q "frecd info: reloaded $cf in [0-9]* ms: 2 probes, 0 triggers, all processes," "$WORK/frecd.log" ||
