@@ -20,7 +20,7 @@ static const struct command commands[] = {
 	{ "dump", cmd_dump, frec_dump__usage, "print every event, one a line (--json for JSON lines)" },
 	{ "report", cmd_report, frec_report__usage,
 	  "on-CPU time, run-queue latency, probe call latency, drops" },
-	{ "export", cmd_export, frec_export__usage, "convert for Perfetto or chrome://tracing" },
+	{ "export", cmd_export, frec_export__usage, "convert for Perfetto, chrome://tracing or pprof" },
 	/* These talk to a running frecd over its control socket (ctl.c). */
 	{ "snapshot", cmd_snapshot, frec_snapshot__usage,
 	  "ask the running frecd for a snapshot, wait, print its path" },
