@@ -12,9 +12,9 @@
 #include "event.h"
 
 /* The newest format version this library reads, and the one it writes. A
- * file says the lowest version that reads it: 5 as written now; 4, or 2
+ * file says the lowest version that reads it: 6 as written now; 5, 4, or 2
  * (stored blocks) and 3 (zstd ones among them), from earlier writers. */
-#define FREC_FORMAT_VERSION	5
+#define FREC_FORMAT_VERSION	6
 #define FREC_MAX_CPUS		1024
 
 /* How the recorder was set up; stored in the header, printed by frec info. */

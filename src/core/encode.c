@@ -29,6 +29,11 @@ int gen_alloc(struct frec_recorder *r, uint32_t thread_cap, uint32_t max_cgroups
 	g->thread_cap = thread_cap;
 	g->threads = malloc(sizeof(*g->threads) * thread_cap);
 	g->cur = malloc(sizeof(*g->cur) * r->ncpus);
+	if (r->cpu_groups) {
+		g->recent = malloc(sizeof(*g->recent) * RECENT_SLOTS * r->ncpus);
+		if (!g->recent)
+			return -ENOMEM;
+	}
 	g->last = calloc(r->ncpus, sizeof(*g->last));
 	g->drops = calloc(r->ncpus, sizeof(*g->drops));
 	g->unstored = calloc(r->ncpus + 1, sizeof(*g->unstored));
@@ -65,6 +70,7 @@ void gen_free_tables(struct frec_recorder *r)
 
 	free(g->threads);
 	free(g->cur);
+	free(g->recent);
 	free(g->last);
 	free(g->drops);
 	free(g->unstored);
@@ -114,6 +120,8 @@ void gen_reset(struct frec_recorder *r, uint64_t now)
 	g->nthreads = 0;
 	for (uint32_t i = 0; i < r->ncpus; i++)
 		g->cur[i].idx = NO_THREAD;
+	if (g->recent)	/* RECENT_NONE is all ones */
+		memset(g->recent, 0xff, sizeof(*g->recent) * RECENT_SLOTS * r->ncpus);
 	memset(g->drops, 0, sizeof(*g->drops) * r->ncpus);
 	memset(g->by_cpu, 0, sizeof(*g->by_cpu) * (r->ncpus + 1));
 	/* Clear only the hash slots this generation used. */
@@ -391,6 +399,12 @@ static uint8_t *put_ext_body(uint8_t *p, const struct frec_event *ev)
 	return p + (b - body);
 }
 
+/* idx as coded through cpu's recent threads (format.h), which it joins. */
+static inline uint64_t recent_code(struct open_gen *g, uint32_t cpu, uint32_t idx)
+{
+	return recent_put(g->recent + (size_t)cpu * RECENT_SLOTS, idx);
+}
+
 /*
  * Encode ev at the end of the raw stream (nm: the record's names, or NULL).
  * The caller checked pos <= lim: a largest event fits in the tail chunk and
@@ -469,7 +483,7 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 			/* a record's tgid is its entry's (intern_task) */
 			ntgid = nm && nm->b ? nm->b_tgid : g->threads[ni].tgid;
 		}
-		p = put_varint(p, ni);
+		p = put_varint(p, g->recent && cur ? recent_code(g, cpu, ni) : ni);
 		info |= sc << SW_STATE_SHIFT;
 		if (sc == STATE_ESC)
 			p = put_varint(p, ev->sw.prev_state);
@@ -497,7 +511,7 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 			esc = tc >= r->ncpus;
 			if (!esc)
 				info |= (tc & EV_CPU_ESC) << WK_CPU_SHIFT;
-			p = put_varint(p, (uint64_t)pi * (r->cpu_groups + 1) +
+			p = put_varint(p, (esc ? pi : recent_code(g, tc, pi)) * (r->cpu_groups + 1) +
 					  (esc ? r->cpu_groups : tc >> EV_CPU_GROUP_SHIFT));
 		}
 		if (ev->wake.waker != ev->tid || ti == NO_THREAD) {

@@ -31,6 +31,26 @@ static int thread_idx(struct frec_gen *g, const uint8_t **pp, const uint8_t *end
 	return thread_at(g, *idx);
 }
 
+/* x, a switch's next or a waking's pid coded through cpu's recent threads
+ * (format.h), as the thread index it stands for. */
+static int recent_idx(struct frec_gen *g, uint32_t cpu, uint64_t x, uint32_t *idx)
+{
+	uint32_t *slots = g->recent + (size_t)cpu * RECENT_SLOTS;
+
+	if (x < RECENT_SLOTS) {
+		if (slots[x] == RECENT_NONE)
+			return -1;
+		*idx = slots[x];
+	} else {
+		x -= RECENT_SLOTS;
+		if (x >= g->info.nthreads)
+			return -1;
+		*idx = (uint32_t)x;
+		slots[x & (RECENT_SLOTS - 1)] = (uint32_t)x;
+	}
+	return thread_at(g, *idx);
+}
+
 /* A wide field x (format.h): v * (G + 1) + h. h = G is the escape, whose
  * cpu nibble (nib) must be 0, and its v too for a time delta (the plain
  * one follows); else the cpu is h's group and the nibble. */
@@ -141,7 +161,13 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		x = ti;
 		if (info & SW_PREV)
 			TIDX(x);
-		TIDX(y);
+		if (g->recent_on && cur) {
+			EV64(w);
+			if (recent_idx(g, cpu, w, &y))
+				return -1;
+		} else {
+			TIDX(y);
+		}
 		ev->sw.prev_pid = g->threads[x].tid;
 		ev->sw.next_pid = g->threads[y].tid;
 		x = info >> SW_STATE_SHIFT;
@@ -162,10 +188,18 @@ static int decode_one(struct frec_gen *g, struct frec_event *ev)
 		if (groups) {
 			/* wide: pid's index carries the target's high part */
 			EV64(w);
-			if (wide_split(w, groups, info >> WK_CPU_SHIFT, false, &w, &ev->wake.target_cpu, &esc) ||
-			    thread_at(g, w))
+			if (wide_split(w, groups, info >> WK_CPU_SHIFT, false, &w, &ev->wake.target_cpu, &esc))
 				return -1;
-			x = (uint32_t)w;
+			if (g->recent_on && !esc) {
+				/* the writer escapes a target of C or more */
+				if (ev->wake.target_cpu >= g->info.ncpus ||
+				    recent_idx(g, ev->wake.target_cpu, w, &x))
+					return -1;
+			} else {
+				if (thread_at(g, w))
+					return -1;
+				x = (uint32_t)w;
+			}
 		} else {
 			TIDX(x);
 			ev->wake.target_cpu = info >> WK_CPU_SHIFT;

@@ -307,6 +307,13 @@ int gen_load(struct frec_gen *g, const uint8_t *raw, size_t raw_len, size_t even
 	in->ncpus = ncpus;
 	in->drops = g->drops;
 	g->cpu_groups = cpu_groups(g->version, ncpus);
+	g->recent_on = recent_coded(g->version, g->cpu_groups);
+	if (g->recent_on) {
+		if (grow(&g->recent, &g->recent_cap, (size_t)ncpus * RECENT_SLOTS,
+			 sizeof(*g->recent)))
+			return -ENOMEM;
+		memset(g->recent, 0xff, sizeof(*g->recent) * RECENT_SLOTS * ncpus);	/* RECENT_NONE */
+	}
 	V32(nthreads);
 	V32(nprocs);
 	V32(nprobes);
@@ -471,6 +478,7 @@ void gen_free(struct frec_gen *g)
 	free(g->cgs);
 	free(g->strs);
 	free(g->cur);
+	free(g->recent);
 	map_free(&g->tmap);
 	map_free(&g->pmap);
 	map_free(&g->prmap);

@@ -62,12 +62,16 @@ struct frec_gen {
 	size_t strs_cap;
 	uint32_t *cur;		/* per CPU: running thread index */
 	size_t cur_cap;
+	uint32_t *recent;	/* per CPU, RECENT_SLOTS: its recent threads
+				 * (format.h), in a version 6 wide block */
+	size_t recent_cap;
 	struct u32map tmap, pmap, prmap, trmap;
 	const uint8_t *p, *end;
 	uint64_t left;
 	uint64_t prev_ts;
 	uint32_t version;	/* the file's format version */
 	uint32_t cpu_groups;	/* format.h: G of the wide cpu encoding, 0 plain */
+	bool recent_on;		/* recent_coded(): recent holds ncpus lists */
 	bool bad;
 };
 

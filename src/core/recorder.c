@@ -152,6 +152,8 @@ static uint64_t tables_bytes(const struct frec_recorder *r, uint32_t nchunks, ui
 	n += STAGE_BYTES;
 	n += (uint64_t)g->thread_cap * sizeof(*g->threads);
 	n += (uint64_t)r->ncpus * (sizeof(*g->cur) + sizeof(*g->drops));
+	if (r->cpu_groups)
+		n += (uint64_t)r->ncpus * RECENT_SLOTS * sizeof(*g->recent);
 	n += ((uint64_t)r->ncpus + 1) * (sizeof(*g->unstored) + sizeof(*g->by_cpu) +
 					 sizeof(*g->unstored_first) + sizeof(*g->unstored_last));
 	n += GEN_STR_ARENA_CAP + 3ull * GEN_STR_CAP * sizeof(uint32_t) +

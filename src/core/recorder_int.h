@@ -114,6 +114,8 @@ struct open_gen {
 	struct gen_thread *threads;
 	uint32_t nthreads, thread_cap;
 	struct cpu_thread *cur;	/* per CPU: the running thread */
+	uint32_t *recent;	/* per CPU, RECENT_SLOTS: its recent threads
+				 * (format.h); NULL when the blocks are not wide */
 	struct cpu_last *last;	/* per CPU; outlives the generation (seq tells) */
 	uint64_t *drops;	/* per CPU: records lost */
 	uint64_t *by_cpu;	/* per CPU and one slot for a CPU out of range:

@@ -400,7 +400,8 @@ struct hand {
 	uint64_t tgid_code8;	/* not 0: thread 1's tgid field as written */
 	uint8_t name7[20], name8[20];	/* version 5: the names as written, */
 	size_t name7_len, name8_len;	/* when the length is not 0 */
-	uint32_t version;	/* the file's; 0: the writer's (version 5) */
+	uint32_t version;	/* the file's; 0: the writer's (version 6) */
+	uint32_t ncpus;		/* the summary's C; 0: 2 */
 };
 
 /* Section 3 and the thread table as the file's version codes them. */
@@ -436,9 +437,9 @@ static void hand_write(const char *dir, const struct hand *h)
 	p = put_varint(p, 2000);	/* end_ts */
 	p = put_varint(p, h->nev);
 	p = put_varint(p, 0);		/* no counts by type */
-	p = put_varint(p, 2);		/* CPUs */
-	p = put_varint(p, 0);
-	p = put_varint(p, 0);
+	p = put_varint(p, h->ncpus ? h->ncpus : 2);	/* CPUs, none dropped */
+	for (uint32_t c = 0; c < (h->ncpus ? h->ncpus : 2); c++)
+		p = put_varint(p, 0);
 	p = put_varint(p, 2);		/* threads */
 	p = put_varint(p, 0);
 	p = put_varint(p, 0);
@@ -596,7 +597,7 @@ static int hand_damaged(const char *dir, const struct hand *h)
 }
 
 /* Sections 2 and 3 as FORMAT.md has them, and what damages a block, in a
- * file of version (0: the writer's, 5). */
+ * file of version (0: the writer's, 6). */
 static void reader_rules(uint32_t version)
 {
 	static const __u32 i01[2] = { 0, 1 }, i10[2] = { 1, 0 }, i02[2] = { 0, 2 };
@@ -759,6 +760,146 @@ static void test_reader_rules_v4(void **state)
 	reader_rules(FORMAT_VERSION_TABLES);
 }
 
+static void test_reader_rules_v5(void **state)
+{
+	(void)state;
+	reader_rules(FORMAT_VERSION_NAMES);
+}
+
+/* A switch on cpu with thread 0 (explicit) or the CPU's running thread,
+ * next coded as x, in a block of 16 or 17 CPUs (G 1 or 2, h 0). */
+static void hand_switch(struct hand *h, unsigned cpu, bool explicit, uint64_t x)
+{
+	uint8_t *p = h->ev + h->evlen;
+
+	*p++ = (uint8_t)(FREC_EV_SCHED_SWITCH | cpu << EV_CPU_SHIFT);
+	p = put_varint(p, 0);		/* dts 0, h 0 */
+	*p++ = explicit ? INFO_T : 0;	/* state 0, default prios */
+	if (explicit)
+		p = put_varint(p, 0);
+	p = put_varint(p, x);
+	h->evlen = (size_t)(p - h->ev);
+	h->nev++;
+}
+
+/* A waking by thread 0 on cpu 0, of a thread coded as x, its target cpu's
+ * high part th and low bits tl: the pid field is x * (G + 1) + th. */
+static void hand_waking(struct hand *h, uint32_t groups, uint64_t x, unsigned th, unsigned tl)
+{
+	uint8_t *p = h->ev + h->evlen;
+
+	*p++ = FREC_EV_SCHED_WAKING;
+	p = put_varint(p, 0);
+	*p++ = (uint8_t)(INFO_T | tl << WK_CPU_SHIFT);
+	p = put_varint(p, 0);
+	p = put_varint(p, x * (groups + 1) + th);
+	h->evlen = (size_t)(p - h->ev);
+	h->nev++;
+}
+
+/*
+ * Version 6's recent threads (format.h): in a block of 16 CPUs or more a
+ * switch's next and a waking's pid are the number of the CPU's slot that
+ * holds the thread (index % 64), or 64 + the index; the same bytes in a
+ * version 5 file are plain indices. Damaged: an empty slot, an index past
+ * the table, a target CPU of C or more that is not escaped.
+ */
+static void recent_rules(uint32_t version)
+{
+	bool v6 = !version || version >= FORMAT_VERSION_RECENT;
+	struct frec_reader *r;
+	struct frec_gen *g;
+	struct frec_event ev;
+	struct hand h;
+	char dir[64];
+
+	assert_int_equal(synth_tmpdir(dir), 0);
+	memset(&h, 0, sizeof(h));
+	h.version = version;
+	h.ncpus = 16;
+	if (v6) {
+		hand_switch(&h, 3, true, 64 + 1);	/* 7 -> 8: cpu 3's slot 1 */
+		hand_switch(&h, 3, false, 64 + 0);	/* 8 -> 7: its slot 0 */
+		hand_switch(&h, 3, false, 1);		/* 7 -> 8: slot 1 */
+		hand_switch(&h, 3, false, 0);		/* 8 -> 7: slot 0 */
+	} else {
+		hand_switch(&h, 3, true, 1);
+		hand_switch(&h, 3, false, 0);
+		hand_switch(&h, 3, false, 1);
+		hand_switch(&h, 3, false, 0);
+	}
+	hand_waking(&h, 1, 1, 0, 3);		/* 8 woken to cpu 3: slot 1 */
+	hand_waking(&h, 1, 0, 0, 5);		/* cpu 5's slot 0 is empty */
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(frec_gen__next_event(g, &ev), 1);
+		assert_int_equal(ev.type, FREC_EV_SCHED_SWITCH);
+		assert_int_equal(ev.cpu, 3);
+		assert_int_equal(ev.sw.prev_pid, i % 2 ? 8 : 7);
+		assert_int_equal(ev.sw.next_pid, i % 2 ? 7 : 8);
+	}
+	assert_int_equal(frec_gen__next_event(g, &ev), 1);
+	assert_int_equal(ev.type, FREC_EV_SCHED_WAKING);
+	assert_int_equal(ev.wake.pid, 8);
+	assert_int_equal(ev.wake.target_cpu, 3);
+	assert_int_equal(frec_gen__next_event(g, &ev), v6 ? -EBADMSG : 1);
+	if (!v6) {
+		assert_int_equal(ev.wake.pid, 7);
+		assert_int_equal(ev.wake.target_cpu, 5);
+		assert_int_equal(frec_gen__next_event(g, &ev), 0);
+	}
+	frec_reader__free(r);
+
+	/* a slot no thread was coded through yet: damaged in version 6 */
+	memset(&h, 0, sizeof(h));
+	h.version = version;
+	h.ncpus = 16;
+	hand_switch(&h, 3, true, 64 + 1);
+	hand_switch(&h, 3, false, 0);		/* slot 1 holds 8, slot 0 nothing */
+	assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+	assert_int_equal(frec_gen__next_event(g, &ev), v6 ? 1 : -EBADMSG);
+	if (v6) {
+		assert_int_equal(ev.sw.next_pid, 8);
+		assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
+	}
+	frec_reader__free(r);
+
+	if (v6) {
+		/* an index past the table, through the slots */
+		memset(&h, 0, sizeof(h));
+		h.ncpus = 16;
+		hand_switch(&h, 3, true, 64 + 2);
+		assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+		assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
+		frec_reader__free(r);
+
+		/* 17 CPUs (G 2): a target of 17, high part 1, not escaped */
+		memset(&h, 0, sizeof(h));
+		h.ncpus = 17;
+		hand_waking(&h, 2, 64 + 1, 1, 0);	/* target 16: the last CPU */
+		hand_waking(&h, 2, 64 + 1, 1, 1);	/* target 17: none such */
+		assert_int_equal(hand_read(dir, &h, &g, &r), 1);
+		assert_int_equal(frec_gen__next_event(g, &ev), 1);
+		assert_int_equal(ev.wake.target_cpu, 16);
+		assert_int_equal(ev.wake.pid, 8);
+		assert_int_equal(frec_gen__next_event(g, &ev), -EBADMSG);
+		frec_reader__free(r);
+	}
+	synth_rmdir(dir);
+}
+
+static void test_recent_threads(void **state)
+{
+	(void)state;
+	recent_rules(0);
+}
+
+static void test_recent_threads_v5(void **state)
+{
+	(void)state;
+	recent_rules(FORMAT_VERSION_NAMES);
+}
+
 /* A k that claims far more entries than the section's bytes: damaged,
  * refused before the table grows (the unit tests run under ASan, whose
  * hook sees every allocation). */
@@ -855,6 +996,9 @@ int main(void)
 		cmocka_unit_test(test_reader_rules),
 		cmocka_unit_test(test_reader_rules_v3),
 		cmocka_unit_test(test_reader_rules_v4),
+		cmocka_unit_test(test_reader_rules_v5),
+		cmocka_unit_test(test_recent_threads),
+		cmocka_unit_test(test_recent_threads_v5),
 		cmocka_unit_test(test_reader_huge_k),
 		cmocka_unit_test(test_header_fields),
 	};

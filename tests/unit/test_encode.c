@@ -576,15 +576,20 @@ static void test_wide_cpus(void **state)
 	/* the same stream on CPU 2 of 8 and on CPU 200 of 256: the deltas
 	 * of 2 ns (zigzag 4) times 17, plus 12, still fit one byte, and so
 	 * do the thread indices with the target's; the first delta, 1000
-	 * from 0, takes 3 bytes instead of 2 */
+	 * from 0, takes 3 bytes instead of 2, and the first waking's pid,
+	 * not yet among the CPU's recent threads (format.h), is coded as
+	 * (64 + 0) * 17 + 12, two bytes instead of one; every later one is
+	 * its slot's number, 0 * 17 + 12, one byte */
 	wide_one(8, 2, &narrow_bytes);
 	wide_one(256, 200, &wide_bytes);
-	assert_int_equal(wide_bytes, narrow_bytes + 1);
-	/* on CPU 14 of 15 (plain), no escape either; on 15 of 15 there was */
+	assert_int_equal(wide_bytes, narrow_bytes + 2);
+	/* on CPU 14 of 15 (plain), no escape either; on 15 of 15 there was;
+	 * on 15 of 16 (wide, G 1) none, the deltas times 2 still one byte,
+	 * but the first waking's pid is (64 + 0) * 2, two bytes */
 	wide_one(15, 14, &plain_hi_bytes);
 	assert_int_equal(plain_hi_bytes, narrow_bytes);
 	wide_one(16, 15, &wide_bytes);
-	assert_int_equal(wide_bytes, narrow_bytes);
+	assert_int_equal(wide_bytes, narrow_bytes + 1);
 
 	/* escapes, read back exact */
 	assert_non_null(rec);

@@ -24,7 +24,7 @@ static void test_text(void **state)
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	assert_int_equal(c.errlen, 0);
 	assert_int_equal(stat(f->path, &st), 0);
-	expect(c.out, "format:       5\n");
+	expect(c.out, "format:       6\n");
 	expect(c.out, "cpus:         2\n");
 	expect(c.out, "reason:       \"synth\"\n");
 	expect(c.out, "time span:    1.000000000 .. 1.001003000 (0.001003000 s)\n");
@@ -62,7 +62,7 @@ static void test_json(void **state)
 
 	assert_int_equal(c.status, FREC_EXIT_OK);
 	assert_int_equal(count_lines(c.out), 1);
-	expect(c.out, "\"format_version\":5,");
+	expect(c.out, "\"format_version\":6,");
 	expect(c.out, "\"ncpus\":2,");
 	expect(c.out, "\"reason\":\"synth\",");
 	expect(c.out, "\"first_ts\":1000000000,\"last_ts\":1001003000,\"duration_ns\":1003000,\"end_ts\":1001010000,"
