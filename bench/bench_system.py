@@ -1217,12 +1217,13 @@ def bench_realistic(a, res):
                 if a.verbose:
                     say("  round %d: none %.3f s, frecd %.3f s" % (rnd, t0, t1))
             lo, hi = median_ci(rat)
+            width = ci_width(rat)
             res["slowdown_%s_frecd" % name] = round(median(rat), 4)
             res["slowdown_%s_frecd_ci" % name] = [round(lo, 4), round(hi, 4)]
             res["%s_rounds" % name] = rnd
             say("  %s: %d paired rounds, median %.4f, interval [%.4f, %.4f] (%.1f%% wide%s)" % (
-                name, rnd, median(rat), lo, hi, 100 * ci_width(rat),
-                "" if a.real_ci <= 0 or ci_width(rat) <= a.real_ci
+                name, rnd, median(rat), lo, hi, 100 * width,
+                "" if a.real_ci <= 0 or width <= a.real_ci
                 else ", not %.1f%%: the time ran out" % (100 * a.real_ci)))
     finally:
         if redis is not None:

@@ -120,9 +120,9 @@ static inline uint32_t cpu_groups(uint32_t version, uint32_t ncpus)
  * slot's number when the slot holds i, else RECENT_SLOTS + i; either way
  * the slot then holds i. The slots of a switch are its event's CPU's, a
  * waking's its target CPU's; a switch on a CPU of C or more and a waking
- * whose target is escaped code the index as before. A move-to-front list of 16 saved a tenth more
- * bytes but cost the recorder 13-25 ns an event in its search and moves;
- * a slot is one load and one store.
+ * whose target is escaped code the index as before. A move-to-front list
+ * of 16 saved a tenth more bytes but cost the recorder 13-25 ns an event
+ * in its search and moves; a slot is one load and one store.
  */
 #define RECENT_SLOTS		64
 #define RECENT_NONE		UINT32_MAX
