@@ -5,7 +5,7 @@
 #                        and root integration tests
 #   make                 build .output/frecd and .output/frec
 #   make V=1             show the commands
-#   sudo make bench      benchmarks (bench-core and bench-drain need no root)
+#   sudo make bench      benchmarks (bench-core, bench-ir and bench-drain need no root)
 #
 # Everything is built into $(OUTPUT).
 
@@ -76,7 +76,7 @@ PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/%,$(PROG_SRCS))
 
 .DELETE_ON_ERROR:
 .PHONY: all deps run test test-all test-unit test-integration test-golden test-fuzz fuzz \
-	bench bench-core bench-drain install uninstall clean test-vm lint-man progs
+	bench bench-core bench-ir bench-drain install uninstall clean test-vm lint-man progs
 
 all: $(OUTPUT)/frecd $(OUTPUT)/frec
 
