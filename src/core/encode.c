@@ -239,8 +239,9 @@ static uint32_t thread_append(struct frec_recorder *r, uint32_t tid, uint32_t tg
  * new entry so that earlier events keep their tgid. comm: the name a record
  * gives, which keeps the task table current (NULL: none).
  */
-static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t tid, uint32_t tgid,
-			    bool has_tgid, const char *comm)
+static __attribute__((noinline)) uint32_t
+intern_task_slow(struct frec_recorder *r, struct task *t, uint32_t tid, uint32_t tgid,
+		 bool has_tgid, const char *comm)
 {
 	struct open_gen *g = &r->g;
 	bool inserted;
@@ -280,6 +281,24 @@ static uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t ti
 	t->seen = g->stamp;
 	t->idx = i | (t->idx & TASK_EXITED);
 	return i;
+}
+
+/*
+ * Most mentions are of a thread the generation already lists, under the
+ * name and process it has, found in its home slot: that case inline, in
+ * a few loads and compares (the comm's 16 bytes as two words); anything
+ * else (a first mention, a new name, pid reuse, a slot further on, a full
+ * table) takes intern_task_slow(), which looks again from the start.
+ */
+static inline uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t tid, uint32_t tgid,
+				   bool has_tgid, const char *comm)
+{
+	struct task *h = t ? t : tasks_home(&r->tasks, tid);
+
+	if (likely(h) && h->stamp == r->g.stamp && (!has_tgid || h->tgid == tgid) &&
+	    (!comm || comm_words_eq(h->comm, comm)))
+		return h->idx & TASK_IDX_MASK;
+	return intern_task_slow(r, t, tid, tgid, has_tgid, comm);
 }
 
 static inline uint32_t intern(struct frec_recorder *r, uint32_t tid, uint32_t tgid, bool has_tgid,

@@ -408,21 +408,25 @@ static int push_room(struct frec_recorder *r)
 	return 0;
 }
 
+/* The types a stack record may follow (see push_stack()). */
+#define STACKABLE_TYPES	(1u << FREC_EV_SCHED_SWITCH | 1u << FREC_EV_UPROBE | \
+			 1u << FREC_EV_URETPROBE | 1u << FREC_EV_USDT)
+
 /* Encode ev, for which there is room, and keep the counts and the task
- * table. */
-static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
-		     const struct rec_names *nm)
+ * table. Inline in put_ev(), its one caller: it runs for every event. */
+static inline __attribute__((always_inline)) void
+store_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
 	struct open_gen *g = &r->g;
 	uint32_t type = ev->type;
+	/* What a failed seal would owe, per CPU (lost events are in drops). */
+	bool owed = type != FREC_EV_LOST && type != FREC_EV_GAP;
 	struct task *t;
 
 	gen_encode(r, ev, nm);
 
 	g->nevents++;
 	g->by_type[type]++;
-	/* What a failed seal would owe, per CPU (lost events are in drops). */
-	g->by_cpu[ev->cpu < r->ncpus ? ev->cpu : r->ncpus] += type != FREC_EV_LOST && type != FREC_EV_GAP;
 	if (ev->ts < g->min_ts)
 		g->min_ts = ev->ts;
 	if (ev->ts > g->max_ts)
@@ -430,11 +434,13 @@ static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
 	if (likely(ev->cpu < r->ncpus)) {
 		struct cpu_last *l = &g->last[ev->cpu];
 
+		g->by_cpu[ev->cpu] += owed;
 		l->ts = ev->ts;
 		l->seq = g->seq;
-		l->stackable = type == FREC_EV_SCHED_SWITCH ||
-			       (type >= FREC_EV_UPROBE && type <= FREC_EV_USDT);
+		l->stackable = STACKABLE_TYPES >> type & 1;
 		l->tid = type == FREC_EV_SCHED_SWITCH ? ev->sw.prev_pid : ev->tid;
+	} else {
+		g->by_cpu[r->ncpus] += owed;
 	}
 	if (likely(type <= FREC_EV_SCHED_WAKEUP_NEW))
 		return;

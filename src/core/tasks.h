@@ -89,6 +89,16 @@ static inline void tasks_prefetch(const struct task_table *t, uint32_t tid)
 	__builtin_prefetch(&t->slots[tasks_hash(tid, t->shift)]);
 }
 
+/* tid's entry when it sits in its home slot, else NULL (it may still be
+ * further on: tasks_find() and tasks_get() look there). */
+static inline struct task *tasks_home(const struct task_table *t, uint32_t tid)
+{
+	struct task *s = &t->slots[tasks_hash(tid, t->shift)];
+
+	/* ~TASK_EMPTY is a free slot's key */
+	return s->key == ~tid && __builtin_expect(tid != TASK_EMPTY, 1) ? s : NULL;
+}
+
 int tasks_init(struct task_table *t, uint32_t max);
 void tasks_fini(struct task_table *t);
 /* Room for n more entries without growing later: grows now if needed and
@@ -142,15 +152,21 @@ static inline void comm_copy(char *dst, const char *src)
 	memset(dst + n, 0, FREC_COMM_LEN - n);
 }
 
-/* dst holds a normalised comm; src is a record's comm field. The kernel
- * zero-pads comm, so comparing all 16 bytes settles almost every case. */
-static inline bool comm_eq(const char *dst, const char *src)
+/* Whether two comms have the same 16 bytes: comm_eq()'s first test. */
+static inline bool comm_words_eq(const char *dst, const char *src)
 {
 	uint64_t a[2], b[2];
 
 	memcpy(a, dst, sizeof(a));
 	memcpy(b, src, sizeof(b));
-	if (a[0] == b[0] && a[1] == b[1])
+	return a[0] == b[0] && a[1] == b[1];
+}
+
+/* dst holds a normalised comm; src is a record's comm field. The kernel
+ * zero-pads comm, so comparing all 16 bytes settles almost every case. */
+static inline bool comm_eq(const char *dst, const char *src)
+{
+	if (comm_words_eq(dst, src))
 		return true;
 	return strncmp(dst, src, FREC_COMM_LEN - 1) == 0;
 }
