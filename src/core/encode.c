@@ -285,10 +285,12 @@ intern_task_slow(struct frec_recorder *r, struct task *t, uint32_t tid, uint32_t
 
 /*
  * Most mentions are of a thread the generation already lists, under the
- * name and process it has, found in its home slot: that case inline, in
- * a few loads and compares (the comm's 16 bytes as two words); anything
- * else (a first mention, a new name, pid reuse, a slot further on, a full
- * table) takes intern_task_slow(), which looks again from the start.
+ * name and process it has, found in its home slot (or given by the
+ * caller): that case inline, in a few loads and compares (the comm's 16
+ * bytes as two words; the idle task keeps its first name, see above);
+ * anything else (a first mention, a new name, pid reuse, a slot further
+ * on, a full table) takes intern_task_slow(), which looks the task up
+ * again unless the caller gave it.
  */
 static inline uint32_t intern_task(struct frec_recorder *r, struct task *t, uint32_t tid, uint32_t tgid,
 				   bool has_tgid, const char *comm)
@@ -296,7 +298,7 @@ static inline uint32_t intern_task(struct frec_recorder *r, struct task *t, uint
 	struct task *h = t ? t : tasks_home(&r->tasks, tid);
 
 	if (likely(h) && h->stamp == r->g.stamp && (!has_tgid || h->tgid == tgid) &&
-	    (!comm || comm_words_eq(h->comm, comm)))
+	    (!comm || comm_words_eq(h->comm, comm) || (!tid && h->comm[0])))
 		return h->idx & TASK_IDX_MASK;
 	return intern_task_slow(r, t, tid, tgid, has_tgid, comm);
 }
@@ -469,7 +471,9 @@ void gen_encode(struct frec_recorder *r, const struct frec_event *ev, const stru
 	g->prev_ts = ev->ts;
 	infop = p++;
 
-	if ((type == FREC_EV_LOST || (type >= EXT_TYPE_MIN && type != FREC_EV_CGROUP)) &&
+	/* (the first test alone settles the scheduler's types) */
+	if (unlikely(type >= FREC_EV_LOST) &&
+	    (type == FREC_EV_LOST || (type >= EXT_TYPE_MIN && type != FREC_EV_CGROUP)) &&
 	    !ev->tid && !ev->tgid) {
 		info |= LOST_NOTHREAD;	/* == EXT_NOTHREAD */
 	} else if (type != FREC_EV_CGROUP && cur && cur->idx != NO_THREAD && cur->tid == ev->tid &&

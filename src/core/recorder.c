@@ -413,7 +413,8 @@ static int push_room(struct frec_recorder *r)
 			 1u << FREC_EV_URETPROBE | 1u << FREC_EV_USDT)
 
 /* Encode ev, for which there is room, and keep the counts and the task
- * table. Inline in put_ev(), its one caller: it runs for every event. */
+ * table. Inline: put_ev() runs it for every event, push_stack() for every
+ * stack (cgroup_changed() and rec_put_suppressed() are rare). */
 static inline __attribute__((always_inline)) void
 store_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
 {
@@ -550,9 +551,11 @@ cgroup_changed(struct frec_recorder *r, struct task *t, bool inserted, uint32_t 
 static inline int note_cgroup(struct frec_recorder *r, uint32_t tid, uint32_t tgid, uint64_t id,
 			      uint64_t ts, uint32_t cpu, struct task **tp)
 {
-	bool inserted;
-	struct task *t = tasks_get(&r->tasks, tid, &inserted);
+	bool inserted = false;
+	struct task *t = tasks_home(&r->tasks, tid);
 
+	if (unlikely(!t))
+		t = tasks_get(&r->tasks, tid, &inserted);
 	*tp = t;
 	if (unlikely(!t) || likely(t->cgroup == id))
 		return 0;
