@@ -297,8 +297,10 @@ static void apply_one(struct frecd_procinfo *p, struct frec_recorder *rec, const
 		break;
 	case RES_SEEDED:
 		p->seeding = false;
-		log_debug("read %u thread names and %u command lines from /proc",
-			  p->names, p->cmdlines);
+		/* Info, not debug: until now a snapshot names the threads and
+		 * processes that ran before frecd only as far as the seed got. */
+		log_info("names: %u threads and %u command lines read from /proc",
+			 p->names, p->cmdlines);
 		break;
 	case RES_STALE:
 		break;

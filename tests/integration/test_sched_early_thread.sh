@@ -16,6 +16,10 @@ pong=$(field pp.out pong)
 
 mkdir snaps
 start_frecd -o "$WORK/snaps"
+# frecd reads /proc while it records: the seed must be in before the
+# snapshot, which pingpong's 200 rounds may not give it time for (seen
+# under emulation)
+wait_seeded
 echo go >&3
 wait_for pp.out '^done ' "pingpong done"
 snap=$(snapshot "$WORK/snaps")
