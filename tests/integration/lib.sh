@@ -52,18 +52,6 @@ start_frecd() {
 	done
 }
 
-# wait_seeded: until frecd has applied what it read of /proc at start (the
-# names and command lines of what ran before it), which it does while it
-# already records: a snapshot before then may lack some.
-wait_seeded() {
-	i=0
-	while ! grep -q "frecd info: names: .* read from /proc" "$WORK/frecd.log"; do
-		kill -0 "$FRECD_PID" 2>/dev/null || { cat "$WORK/frecd.log" >&2; fail "frecd exited while seeding"; }
-		[ $i -lt 300 ] || { cat "$WORK/frecd.log" >&2; fail "frecd had not read /proc after 30 s"; }
-		sleep 0.1; i=$((i + 1))
-	done
-}
-
 # stop_frecd: SIGTERM and wait; fails unless frecd exits 0.
 stop_frecd() {
 	kill -TERM "$FRECD_PID" || fail "frecd is not running"

@@ -19,7 +19,7 @@ start_frecd -o "$WORK/snaps"
 # frecd reads /proc while it records: the seed must be in before the
 # snapshot, which pingpong's 200 rounds may not give it time for (seen
 # under emulation)
-wait_seeded
+wait_for "$WORK/frecd.log" "frecd info: names: .* read from /proc" "frecd's names from /proc"
 echo go >&3
 wait_for pp.out '^done ' "pingpong done"
 snap=$(snapshot "$WORK/snaps")
