@@ -413,10 +413,9 @@ static int push_room(struct frec_recorder *r)
 			 1u << FREC_EV_URETPROBE | 1u << FREC_EV_USDT)
 
 /* Encode ev, for which there is room, and keep the counts and the task
- * table. Inline: put_ev() runs it for every event, push_stack() for every
- * stack (cgroup_changed() and rec_put_suppressed() are rare). */
-static inline __attribute__((always_inline)) void
-store_ev(struct frec_recorder *r, const struct frec_event *ev, const struct rec_names *nm)
+ * table. */
+static void store_ev(struct frec_recorder *r, const struct frec_event *ev,
+		     const struct rec_names *nm)
 {
 	struct open_gen *g = &r->g;
 	uint32_t type = ev->type;
