@@ -24,6 +24,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include <frec/snapshot.h>
+#include "crc32.h"
 #include "format.h"
 #include "reader_int.h"
 #include "varint.h"
@@ -112,7 +113,7 @@ static int read_header(struct frec_reader *r)
 	if (err)
 		return err;
 	b = r->buf + r->pos;
-	if (crc32(0, b + FILE_MAGIC_LEN, 8 + body) != get_le32(b + FILE_PREFIX_LEN + body))
+	if (frec_crc32(0, b + FILE_MAGIC_LEN, 8 + body) != get_le32(b + FILE_PREFIX_LEN + body))
 		return -EBADMSG;
 	err = header_decode(b + FILE_PREFIX_LEN, body, &r->hdr);
 	if (err)
@@ -427,7 +428,7 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 	}
 	b = r->buf + r->pos;
 	if (memcmp(b, BLOCK_MAGIC, BLOCK_MAGIC_LEN) ||
-	    crc32(0, b, BLOCK_OFF_HCRC) != get_le32(b + BLOCK_OFF_HCRC))
+	    frec_crc32(0, b, BLOCK_OFF_HCRC) != get_le32(b + BLOCK_OFF_HCRC))
 		return damaged_here(r);
 	flags = get_le32(b + BLOCK_OFF_FLAGS);
 	plen = get_le32(b + BLOCK_OFF_PAYLOAD);
@@ -449,7 +450,7 @@ int frec_reader__next_gen(struct frec_reader *r, struct frec_gen **genp)
 		return err;
 	}
 	b = r->buf + r->pos;
-	if (crc32(0, b + BLOCK_HDR_LEN, plen) != get_le32(b + BLOCK_OFF_PCRC))
+	if (frec_crc32(0, b + BLOCK_HDR_LEN, plen) != get_le32(b + BLOCK_OFF_PCRC))
 		return damaged_here(r);
 	/* A stored payload is parsed where it lies in the input buffer, which
 	 * stays put until the next call. */

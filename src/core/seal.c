@@ -16,7 +16,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <zlib.h>
+#include "crc32.h"
 #include "recorder_int.h"
 #include "varint.h"
 
@@ -527,7 +527,7 @@ static void write_tables(struct sink *s, uint64_t end_ts)
 /* The CRC of the payload: every byte of the chain after the block header. */
 static uint32_t chain_crc(const struct pool *pool, uint32_t head)
 {
-	uLong crc = crc32(0, Z_NULL, 0);
+	uint32_t crc = 0;
 
 	for (uint32_t c = head; c != CHUNK_NONE; c = pool->next[c]) {
 		const uint8_t *p = pool_ptr(pool, c);
@@ -537,9 +537,9 @@ static uint32_t chain_crc(const struct pool *pool, uint32_t head)
 			p += BLOCK_HDR_LEN;
 			n -= BLOCK_HDR_LEN;
 		}
-		crc = crc32(crc, p, n);
+		crc = frec_crc32(crc, p, n);
 	}
-	return (uint32_t)crc;
+	return crc;
 }
 
 /*
@@ -615,7 +615,7 @@ int rec_seal(struct frec_recorder *r, uint64_t now)
 	put_le32(bh + BLOCK_OFF_RAW, (uint32_t)(events_len + s.tables_len));
 	put_le32(bh + BLOCK_OFF_EVENTS, (uint32_t)events_len);
 	put_le32(bh + BLOCK_OFF_PCRC, chain_crc(&r->pool, s.head));
-	put_le32(bh + BLOCK_OFF_HCRC, (uint32_t)crc32(0, bh, BLOCK_OFF_HCRC));
+	put_le32(bh + BLOCK_OFF_HCRC, frec_crc32(0, bh, BLOCK_OFF_HCRC));
 
 	sg->seq = g->seq;
 	sg->start_ts = g->min_ts;

@@ -25,9 +25,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "crc32.h"
 #include "recorder_int.h"
 #include "varint.h"
 
@@ -96,7 +96,7 @@ static int header_build(const struct frec_header *hdr, uint32_t version,
 	put_le32(buf + 8, version);
 	put_le32(buf + 12, (uint32_t)n);
 	put_le32(buf + FILE_PREFIX_LEN + n,
-		 (uint32_t)crc32(0, buf + FILE_MAGIC_LEN, (uInt)(8 + n)));
+		 frec_crc32(0, buf + FILE_MAGIC_LEN, 8 + n));
 	return FILE_PREFIX_LEN + n + 4;
 }
 
@@ -196,7 +196,7 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 				return ZSTD_getErrorCode(left) == ZSTD_error_memory_allocation ?
 				       -ENOMEM : -EINVAL;
 			if (out.pos) {
-				crc = (uint32_t)crc32(crc, z->out, (uInt)out.pos);
+				crc = frec_crc32(crc, z->out, out.pos);
 				plen += out.pos;
 				if ((err = write_all_at(fd, z->out, out.pos, -1)))
 					return err;
@@ -212,7 +212,7 @@ static int write_gen_zstd(int fd, struct zwriter *z, const struct iovec *iov, ui
 	put_le32(h + BLOCK_OFF_FLAGS, BLOCK_COMP_ZSTD);
 	put_le32(h + BLOCK_OFF_PAYLOAD, (uint32_t)plen);
 	put_le32(h + BLOCK_OFF_PCRC, crc);
-	put_le32(h + BLOCK_OFF_HCRC, (uint32_t)crc32(0, h, BLOCK_OFF_HCRC));
+	put_le32(h + BLOCK_OFF_HCRC, frec_crc32(0, h, BLOCK_OFF_HCRC));
 	return write_all_at(fd, h, BLOCK_HDR_LEN, start);
 }
 
