@@ -158,30 +158,41 @@ static const void *strip_kskip(struct frecd_daemon *d, const void *data, size_t 
 	return c;
 }
 
+/* The probe set attached last; the symbolizer reads its probed files
+ * when it is new to the drain. */
+static const struct frec_probes *probe_files(struct frecd_daemon *d)
+{
+	const struct frec_probes *p;
+	const char *path, *build_id;
+	__u64 gen, off;
+
+	p = frec_probes__current(&gen);
+	if (gen != d->probes_gen) {
+		d->probes_gen = gen;
+		for (__u32 id = 1; id <= frec_probes__count(p); id++)
+			if (!frec_probes__site(p, id, &path, &build_id, &off))
+				frecd_symbolizer__probe_file(d->opts->symbolizer, path, build_id);
+	}
+	return p;
+}
+
 /*
  * A uprobe hit's user stack starts at the probed instruction, whose file
  * offset frecd attached the probe at: that tells the symbolizer where the
  * probed file is in the process, which may be gone before its maps can be
  * read (frecd_symbolizer__probe_hit()). Not a uretprobe's, which starts at
  * the return address; not USDT's, whose sites libbpf resolves. The probed
- * files are read as soon as a new probe set is attached.
+ * files are read as soon as a new probe set is attached: at the next
+ * drain (drain_until()), or at the record if that comes first.
  */
 static void note_probe_stack(struct frecd_daemon *d, const void *data, size_t len)
 {
 	const struct frec_rec_stack *r = data;
 	const struct frec_rec_hdr *h = data;
-	const struct frec_probes *p;
+	const struct frec_probes *p = probe_files(d);
 	const char *path, *build_id;
-	__u64 gen, off;
-	__u32 id;
+	__u64 off;
 
-	p = frec_probes__current(&gen);
-	if (gen != d->probes_gen) {
-		d->probes_gen = gen;
-		for (id = 1; id <= frec_probes__count(p); id++)
-			if (!frec_probes__site(p, id, &path, &build_id, &off))
-				frecd_symbolizer__probe_file(d->opts->symbolizer, path, build_id);
-	}
 	if (h->type == FREC_EV_UPROBE && len >= sizeof(struct frec_rec_probe)) {
 		d->hit_ts = h->ts;
 		d->hit_tid = h->tid;
@@ -210,11 +221,10 @@ static const struct frec_rec_fork *fork_record(const void *data, size_t len)
 	return len >= sizeof(struct frec_rec_fork) && h->type == FREC_EV_PROCESS_FORK ? data : NULL;
 }
 
-/* The ring buffer callback: one record, straight into the recorder (a
- * trigger's after the policy's verdict). */
-static void on_record(void *ctx, const void *data, size_t len)
+/* on_record() for every record but the scheduler's switches and wakeups. */
+static __attribute__((noinline)) void on_other_record(struct frecd_daemon *d, const void *data,
+						      size_t len)
 {
-	struct frecd_daemon *d = ctx;
 	const struct frec_rec_hdr *h = data;
 	const struct frec_rec_fork *f = fork_record(data, len);
 	int ret;
@@ -262,6 +272,27 @@ static void on_record(void *ctx, const void *data, size_t len)
 	 * the previous owner's (pid reuse), and must not name it. */
 	if (f && f->child_pid == f->child_tgid)
 		frecd_procinfo__forget(d->procinfo, f->child_pid);
+}
+
+/*
+ * The ring buffer callback: one record, straight into the recorder (a
+ * trigger's after the policy's verdict). The scheduler's switches and
+ * wakeups, nearly every record, need nothing else: none is a trigger's
+ * firing, a probe's hit, an exec, a fork or a stack. Their path stays
+ * apart so that it saves few registers.
+ */
+static void on_record(void *ctx, const void *data, size_t len)
+{
+	struct frecd_daemon *d = ctx;
+	const struct frec_rec_hdr *h = data;
+
+	if (__builtin_expect(len >= sizeof(*h) && h->type >= FREC_EV_SCHED_SWITCH &&
+			     h->type <= FREC_EV_SCHED_WAKEUP_NEW, 1)) {
+		if (frec_recorder__push(d->rec, data, len) == -EINVAL)
+			d->malformed++;
+		return;
+	}
+	on_other_record(d, data, len);
 }
 
 /* Processes the seals named without a command line (forked and not
@@ -348,6 +379,8 @@ static __u64 drain_until(struct frecd_daemon *d, __u64 cut)
 	if (frecd_stall__holds(&d->stall))
 		return d->read_to;
 	note_gap(d);
+	if (d->opts->symbolizer)
+		probe_files(d);
 	/* Only while the table is big enough for it to pay: the look costs */
 	frecd_rings__set_peek(d->rings, frec_recorder__prefetch_useful(d->rec) ? on_peek : NULL);
 	frecd_rings__consume(d->rings, cut, on_record, d);
