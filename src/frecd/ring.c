@@ -132,7 +132,8 @@ static size_t rec_off(const struct frecd_ring *r, unsigned long pos)
  * stepped over (their space released), the malformed ones counted in
  * *skipped.
  */
-static enum ring_head ring_next(struct frecd_ring *r, __u64 *skipped)
+static inline __attribute__((always_inline)) enum ring_head
+ring_next(struct frecd_ring *r, __u64 *skipped)
 {
 	for (;;) {
 		__u32 word, len;
@@ -188,7 +189,8 @@ static bool still_busy(const struct frecd_ring *r)
  * the one that holds the reservation yields to it. Whether it was
  * submitted.
  */
-static bool ring_wait(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
+static __attribute__((noinline, cold)) bool
+ring_wait(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut)
 {
 	struct timespec nap = { .tv_nsec = BUSY_SLEEP_NS };
 	__u64 stamped, start, spent;
@@ -262,7 +264,8 @@ static void ring_peek(struct frecd_rings *rs, struct frecd_ring *r, void *ctx)
 
 /* r's next record to hand over, waiting for one being written (ring_wait());
  * then, with a peek set, the records after it are shown to the peek. */
-static bool ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut, void *ctx)
+static inline __attribute__((always_inline)) bool
+ring_head(struct frecd_rings *rs, struct frecd_ring *r, __u64 cut, void *ctx)
 {
 	enum ring_head h = ring_next(r, &rs->skipped);
 
@@ -291,7 +294,8 @@ static void ring_take(struct frecd_ring *r, frecd_ring_fn fn, void *ctx, __u8 *b
  * branch would mispredict half the time, at every level of a heap of up
  * to log2(CPUs) of them. Equal times come out in the same order as before.
  */
-static void heap_down(struct heap_ent *h, size_t n, size_t i)
+static inline __attribute__((always_inline)) void
+heap_down(struct heap_ent *h, size_t n, size_t i)
 {
 	struct heap_ent e = h[i];
 
@@ -314,7 +318,10 @@ static void heap_down(struct heap_ent *h, size_t n, size_t i)
  * all CPUs in the order they happened (as it did from one shared ring), so
  * that a generation's events need no sorting and their time deltas stay
  * small. Each ring is in time order on its own; the merge takes the earliest
- * head each time.
+ * head each time. Its per-record steps (ring_head(), ring_next(),
+ * heap_down()) are forced inline, the waits kept out: as calls, their
+ * entries and exits were 40 of the merge's 140 instructions a record
+ * (callgrind, frecd under perf bench sched pipe on 2 CPUs).
  */
 size_t frecd_rings__consume(struct frecd_rings *rs, __u64 cut, frecd_ring_fn fn, void *ctx)
 {
