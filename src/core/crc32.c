@@ -96,7 +96,7 @@ static CLMUL uint32_t crc32_clmul(uint32_t crc, const uint8_t *p, size_t len)
 	 * zlib's from ~0 (a zero register), then on with the tail */
 	_mm_storeu_si128((__m128i *)(void *)rest, x0);
 	crc = (uint32_t)crc32(0xffffffffu, rest, sizeof(rest));
-	return len ? (uint32_t)crc32(crc, p, (uInt)len) : crc;
+	return (uint32_t)crc32(crc, p, (uInt)len);
 }
 
 static bool have_clmul(void)

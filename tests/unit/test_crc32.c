@@ -14,22 +14,19 @@
 #include <string.h>
 #include <zlib.h>
 #include <cmocka.h>
+#include "synth.h"
 #include "core/crc32.h"
 
 #define BUF	(200u << 10)
 
 static uint8_t *random_bytes(size_t n, unsigned seed)
 {
+	struct synth_rand r = { .x = 0x9e3779b97f4a7c15ull ^ seed };
 	uint8_t *b = malloc(n);
-	uint64_t x = 0x9e3779b97f4a7c15ull ^ seed;
 
 	assert_non_null(b);
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		b[i] = (uint8_t)(x >> 24);
-	}
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(synth_next(&r) >> 24);
 	return b;
 }
 
