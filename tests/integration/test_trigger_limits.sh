@@ -15,6 +15,21 @@
 
 spikes=5 interval_ms=1500
 
+# On a timeout: the spikes as runq_spike measured them, then as recorded
+# (the victim's run-queue waits over 1 ms and the trigger records, from a
+# snapshot taken now), so that a spike frecd did not see can be told from
+# one the scheduler did not make.
+limits_diag() {
+	cat "$WORK/spike.$key.out"
+	d=$(snapshot "$dir")
+	"$FREC" dump --json "$d" > diag.json
+	echo "the victim's run-queue waits over 1 ms (switch ts, wait ns):"
+	runq_waits diag.json "$victim" 1000000
+	echo "the trigger records:"
+	grep '"type":"trigger"' diag.json
+}
+WAIT_SNAPS_DIAG=limits_diag
+
 # limits TRIGGER SUPPRESSED_KEY SECOND: the run described above for
 # TRIGGER, whose three suppressed firings are counted under SUPPRESSED_KEY
 # and whose second firing is at spike SECOND

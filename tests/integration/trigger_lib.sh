@@ -126,11 +126,15 @@ spike_waits() {
 
 # wait_trig NAME KEY N: wait until the status counter KEY of trigger NAME
 # reaches N (frecd counts BPF's suppressed firings at its next drain), then
-# require exactly N.
+# require exactly N. On a timeout, frec status and $WAIT_SNAPS_DIAG first.
 wait_trig() {
 	i=0
 	while v=$(trig_field "$1" "$2") && ! [ "$v" -ge "$3" ] 2>/dev/null; do
-		[ $i -lt 100 ] || fail "frec status: trigger '$1' $2 is '$v' after 10 s, expected $3"
+		[ $i -lt 100 ] || {
+			"$FREC" status --socket "$FRECD_SOCKET" >&2
+			[ -z "${WAIT_SNAPS_DIAG:-}" ] || $WAIT_SNAPS_DIAG >&2
+			fail "frec status: trigger '$1' $2 is '$v' after 10 s, expected $3"
+		}
 		sleep 0.1; i=$((i + 1))
 	done
 	assert_trig "$1" "$2" "$3"

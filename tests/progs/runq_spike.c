@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * runq_spike: a thread that waits a known time in the run queue, for the
- * trigger tests (runq>DUR) and the trigger benchmark.
+ * trigger tests (runq>DUR, oncpu>DUR, offcpu>DUR).
  *
  *   runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] [-m MOVE_MS] SPIKES INTERVAL_MS
  *
  * Two threads are pinned to CPU (default: the last CPU this process may
- * use): "victim", an ordinary thread that sleeps in read() until it is
- * woken, and "spiker", a SCHED_FIFO thread. The main thread runs on the
- * other CPUs (when there are any). FIRST_MS (default 200) after the start,
- * then every INTERVAL_MS, the main thread wakes the spiker, which spins for
- * SPIN_MS (default 50) on CPU; 1 ms into its spin it wakes the victim, which
- * cannot run before the spin ends: a real-time thread is never preempted by
- * an ordinary one. So the victim waits about SPIN_MS - 1 ms in the run queue
- * at each spike, and no thread of this program waits long anywhere else.
+ * use): "victim", a SCHED_FIFO thread of priority 5 that sleeps in read()
+ * until it is woken, and "spiker", a SCHED_FIFO thread of priority 10. The
+ * main thread runs on the other CPUs (when there are any). FIRST_MS (default
+ * 200) after the start, then every INTERVAL_MS, the main thread wakes the
+ * spiker, which spins for SPIN_MS (default 50) on CPU; 1 ms into its spin it
+ * wakes the victim, which cannot run before the spin ends: a real-time
+ * thread is never preempted by one of lower priority. So the victim waits
+ * about SPIN_MS - 1 ms in the run queue at each spike, and no thread of this
+ * program waits long anywhere else.
+ *
+ * The victim is real-time too so that it runs the moment the spin ends,
+ * before any ordinary thread: the switch into it is then the spiker's
+ * switch-out. An ordinary victim may have to wait behind an ordinary thread
+ * woken during the spin, and some machines emit no sched_switch when certain
+ * threads leave a CPU (seen for the threads of a VM's init): the switch into
+ * the victim, where its wait ends, would then be missing from every trace,
+ * the kernel's own included.
  *
  * The spiker wakes the victim itself, while it holds the CPU: the wait does
  * not depend on how fast the main thread's wakeup reaches the spiker (slow
@@ -158,9 +167,10 @@ static void check_rt_budget(void)
 	fclose(f);
 }
 
-static int start_thread(pthread_t *t, void *(*fn)(void *), int fifo)
+/* A thread pinned to cpu, SCHED_FIFO of priority prio. */
+static int start_thread(pthread_t *t, void *(*fn)(void *), int prio)
 {
-	struct sched_param sp = { .sched_priority = 10 };
+	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t attr;
 	cpu_set_t set;
 	int err;
@@ -169,7 +179,7 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), int fifo)
 	CPU_SET(cpu, &set);
 	pthread_attr_init(&attr);
 	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (fifo) {
+	if (prio) {
 		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
 		pthread_attr_setschedparam(&attr, &sp);
@@ -264,13 +274,14 @@ int main(int argc, char **argv)
 		perror("runq_spike: pipe");
 		return 1;
 	}
-	if ((err = start_thread(&tv, victim, 0))) {
-		fprintf(stderr, "runq_spike: pthread_create: %s\n", strerror(err));
-		return 1;
+	if ((err = start_thread(&tv, victim, 5))) {
+		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
+			"real-time runtime for this cgroup)\n", strerror(err));
+		return 3;
 	}
 	if (read(ready_out[0], &tid[0], sizeof(tid[0])) != sizeof(tid[0]))
 		return 1;
-	if ((err = start_thread(&ts, spiker, 1))) {
+	if ((err = start_thread(&ts, spiker, 10))) {
 		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
 			"real-time runtime for this cgroup)\n", strerror(err));
 		return 3;
