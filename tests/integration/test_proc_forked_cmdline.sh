@@ -22,8 +22,8 @@ sh -c '( i=0; while [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done ) & echo $! 
 shell=$!
 wait_for sub.pid '^[0-9]+$' "the subshell's pid"
 sub=$(cat sub.pid)
-want=$(tr '\0' ' ' < "/proc/$sub/cmdline" | sed 's/ $//') ||
-	fail "the subshell ($sub) is not running"
+want=$(tr '\0' ' ' < "/proc/$sub/cmdline" | sed 's/ $//')
+[ -n "$want" ] || fail "the subshell ($sub) is not running"
 case "$want" in
 *frec-forked-arg*) ;;
 *) fail "the subshell's /proc command line is not its parent's: $want" ;;

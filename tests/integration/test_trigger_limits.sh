@@ -21,7 +21,7 @@ spikes=5 interval_ms=1500
 # one the scheduler did not make.
 limits_diag() {
 	cat "$WORK/spike.$key.out"
-	d=$(snapshot "$dir")
+	d=$(snapshot "$dir") || return 0
 	"$FREC" dump --json "$d" > diag.json
 	echo "the victim's run-queue waits over 1 ms (switch ts, wait ns):"
 	runq_waits diag.json "$victim" 1000000

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * runq_spike: a thread that waits a known time in the run queue, for the
- * trigger tests (runq>DUR, oncpu>DUR, offcpu>DUR).
+ * trigger tests (runq>DUR, oncpu>DUR).
  *
  *   runq_spike [-c CPU] [-s SPIN_MS] [-f FIRST_MS] [-m MOVE_MS] SPIKES INTERVAL_MS
  *
@@ -38,8 +38,9 @@
  * Prints "pid P", "cpu C", "victim TID", "spiker TID", then per spike
  * "spike I woken NS ran NS wait_us US" (CLOCK_BOOTTIME, the clock of frec's
  * events: when the spiker woke the victim, when the victim ran again), then
- * "done". Exits 2 on bad usage, 3 when it cannot run a SCHED_FIFO thread or
- * the real-time throttling would cut the spin short (the message says which).
+ * "done". Exits 2 on bad usage, 3 when it may not run a SCHED_FIFO thread
+ * (EPERM) or the real-time throttling would cut the spin short (the message
+ * says which).
  *
  * Real-time throttling: the kernel lets real-time threads use at most
  * sched_rt_runtime_us of every sched_rt_period_us on a CPU (default 950 ms of
@@ -277,14 +278,14 @@ int main(int argc, char **argv)
 	if ((err = start_thread(&tv, victim, 5))) {
 		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
 			"real-time runtime for this cgroup)\n", strerror(err));
-		return 3;
+		return err == EPERM ? 3 : 1;
 	}
 	if (read(ready_out[0], &tid[0], sizeof(tid[0])) != sizeof(tid[0]))
 		return 1;
 	if ((err = start_thread(&ts, spiker, 10))) {
 		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
 			"real-time runtime for this cgroup)\n", strerror(err));
-		return 3;
+		return err == EPERM ? 3 : 1;
 	}
 	if (read(ready_out[0], &tid[1], sizeof(tid[1])) != sizeof(tid[1]))
 		return 1;
