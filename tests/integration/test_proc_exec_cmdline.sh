@@ -34,16 +34,10 @@ wait_named() {
 	done
 }
 
-# sealed: the generations frecd has sealed so far
-sealed() {
-	"$FREC" status --json --socket "$FRECD_SOCKET" |
-		sed -n 's/.*"generations":{"sealed":\([0-9]*\).*/\1/p'
-}
-
 start_frecd -o "$WORK/snaps" --period 3000
 # The subshell forks a sleep every 0.1 s until the file go exists (60 s at
-# most), then execs. No quote in the command line: it is compared with the Chrome
-# export's. Its stdin is /dev/null (an asynchronous list's): pingpong exits
+# most), then execs. No quote in the command line: it is compared with the
+# Chrome export's. Its stdin is /dev/null (an asynchronous list's): pingpong exits
 # when its exchange is over.
 ln -s "$PROGS/pingpong" sh
 sh -c '( i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; exec $0 -s 1 ) & echo $! > sub.pid; wait' \
@@ -63,8 +57,8 @@ wait_named "$before" "before the exec"
 # Right after a seal (each seal, a snapshot's too, starts the 3 s period
 # again; one that comes sooner, for the size, only makes the note below),
 # the exec.
-n=$(sealed) i=0
-while [ "$(sealed)" = "$n" ]; do
+n=$(status_field sealed) i=0
+while [ "$(status_field sealed)" = "$n" ]; do
 	[ $i -lt 200 ] || fail "frecd sealed no generation in 10 s (--period 3000)"
 	sleep 0.05; i=$((i + 1))
 done
@@ -72,7 +66,7 @@ touch go
 wait "$shell" || fail "the shell failed (exit $?)"
 shell="" sub=""
 grep -q '^done ' sub.out || fail "pingpong did not run: $(cat sub.out)"
-[ "$(sealed)" = $((n + 1)) ] || note "a seal came while pingpong ran: this run does not tell the exec's read from the seal's"
+[ "$(status_field sealed)" = $((n + 1)) ] || note "a seal came while pingpong ran: this run does not tell the exec's read from the seal's"
 after="$WORK/sh -s 1"
 snap=$(snapshot "$WORK/snaps")
 assert_eq "the exec'd process's command line" "$after" "$(cmdline_of "$snap" "$exec_pid")"

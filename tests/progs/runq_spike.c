@@ -168,7 +168,8 @@ static void check_rt_budget(void)
 	fclose(f);
 }
 
-/* A thread pinned to cpu, SCHED_FIFO of priority prio. */
+/* A thread pinned to cpu, SCHED_FIFO of priority prio: 0, or the exit
+ * status after saying why not (3 when real-time threads are refused). */
 static int start_thread(pthread_t *t, void *(*fn)(void *), int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
@@ -180,14 +181,16 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), int prio)
 	CPU_SET(cpu, &set);
 	pthread_attr_init(&attr);
 	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (prio) {
-		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-		pthread_attr_setschedparam(&attr, &sp);
-	}
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
 	err = pthread_create(t, &attr, fn, NULL);
 	pthread_attr_destroy(&attr);
-	return err;
+	if (!err)
+		return 0;
+	fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
+		"real-time runtime for this cgroup)\n", strerror(err));
+	return err == EPERM ? 3 : 1;
 }
 
 /* -m: move_ns into the spin that just began, pin the spiker to CPU other. */
@@ -275,18 +278,12 @@ int main(int argc, char **argv)
 		perror("runq_spike: pipe");
 		return 1;
 	}
-	if ((err = start_thread(&tv, victim, 5))) {
-		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
-			"real-time runtime for this cgroup)\n", strerror(err));
-		return err == EPERM ? 3 : 1;
-	}
+	if ((err = start_thread(&tv, victim, 5)))
+		return err;
 	if (read(ready_out[0], &tid[0], sizeof(tid[0])) != sizeof(tid[0]))
 		return 1;
-	if ((err = start_thread(&ts, spiker, 10))) {
-		fprintf(stderr, "runq_spike: cannot start a SCHED_FIFO thread: %s (run as root, with "
-			"real-time runtime for this cgroup)\n", strerror(err));
-		return err == EPERM ? 3 : 1;
-	}
+	if ((err = start_thread(&ts, spiker, 10)))
+		return err;
 	if (read(ready_out[0], &tid[1], sizeof(tid[1])) != sizeof(tid[1]))
 		return 1;
 	printf("pid %d\ncpu %d\nvictim %d\nspiker %d\n", (int)getpid(), cpu, tid[0], tid[1]);
